@@ -1,0 +1,127 @@
+"""The seam's wire vocabulary: questions, options, intents and answers.
+
+Python attributes are snake_case; the wire accepts snake_case and camelCase (`multiSelect`)
+and `to_wire()` writes the seam's own spelling. String fields are strict: a number where a
+string belongs is an error naming the field, never a silent conversion.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictStr,
+    field_validator,
+)
+
+from .abort import AbortSignal
+from .agents import Agent
+
+NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
+
+
+class WireModel(BaseModel):
+    """Frozen, strict about unknown keys, both spellings in, the seam's spelling out."""
+
+    model_config = ConfigDict(
+        frozen=True,
+        extra="forbid",
+        validate_by_name=True,
+        validate_by_alias=True,
+        serialize_by_alias=True,
+    )
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-ready wire form, with absent optional fields left out."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class AskUserQuestionOption(WireModel):
+    """One choice. The label is both what the person sees and the value returned."""
+
+    label: NonEmptyStr
+    description: StrictStr | None = None
+
+
+class PlanReviewIntent(WireModel):
+    """The question is a review of the plan in `detail`; `approve` names the approving option."""
+
+    kind: Literal["plan-review"] = "plan-review"
+    approve: StrictStr
+
+
+# A tagged union on `kind`, so new intents can join without changing the items.
+AskUserQuestionIntent = Annotated[PlanReviewIntent, Field(discriminator="kind")]
+
+
+class AskUserQuestionItem(WireModel):
+    """One question, with a caller-chosen id that the answer echoes."""
+
+    id: NonEmptyStr
+    question: NonEmptyStr
+    detail: StrictStr | None = None
+    header: StrictStr | None = None
+    options: list[AskUserQuestionOption] | None = None
+    multi_select: StrictBool = Field(default=False, alias="multiSelect")
+    intent: AskUserQuestionIntent | None = None
+
+    @field_validator("options")
+    @classmethod
+    def _labels_are_unique(
+        cls, options: list[AskUserQuestionOption] | None
+    ) -> list[AskUserQuestionOption] | None:
+        # The label is the value: two equal labels could not be told apart in an answer.
+        seen: set[str] = set()
+        for option in options or []:
+            if option.label in seen:
+                raise ValueError(f"duplicate option label {option.label!r}")
+            seen.add(option.label)
+        return options
+
+    @property
+    def labels(self) -> list[str]:
+        """The offered labels, in offer order (empty for an optionless question)."""
+        return [option.label for option in self.options or []]
+
+
+class AskUserQuestionRequest(BaseModel):
+    """One ask: its questions, and (at run time only) the calling agent and abort signal."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+    questions: list[AskUserQuestionItem]
+    agent: Agent | None = Field(default=None, exclude=True)
+    signal: AbortSignal | None = Field(default=None, exclude=True)
+
+    @field_validator("questions")
+    @classmethod
+    def _ids_are_unique(cls, questions: list[AskUserQuestionItem]) -> list[AskUserQuestionItem]:
+        # Answers are routed by id, so one id must name one question.
+        seen: set[str] = set()
+        for question in questions:
+            if question.id in seen:
+                raise ValueError(f"duplicate question id {question.id!r}")
+            seen.add(question.id)
+        return questions
+
+    def to_wire(self) -> dict[str, Any]:
+        """The JSON-ready wire form (`{"questions": [...]}`)."""
+        return {"questions": [q.to_wire() for q in self.questions]}
+
+
+class AskUserQuestionAnswerItem(WireModel):
+    """The answer to one question: chosen labels and/or a free-text answer."""
+
+    id: NonEmptyStr
+    selected: list[StrictStr] = Field(default_factory=list)
+    custom: StrictStr | None = None
+
+
+class AskUserQuestionAnswer(WireModel):
+    """One answer item per question, in request order."""
+
+    answers: list[AskUserQuestionAnswerItem]

@@ -1,0 +1,44 @@
+"""Claims the README makes about the seam's boundaries."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import provider
+
+PROVIDER_DIR = Path(provider.__file__).parent
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_the_seam_imports_no_slack_and_nothing_from_bot() -> None:
+    offenders = {
+        f"{path.name}: {name}"
+        for path in PROVIDER_DIR.glob("*.py")
+        for name in imported_modules(path)
+        if name.split(".")[0] in {"slack_sdk", "slack_bolt", "bot"}
+    }
+    assert offenders == set()
+
+
+def test_the_vocabulary_imports_no_service_code() -> None:
+    local = {
+        name for name in imported_modules(PROVIDER_DIR / "types.py") if name.startswith("provider")
+    }
+    assert local == set()  # only relative imports of abort/agents, checked below
+    relative = {
+        node.module
+        for node in ast.walk(ast.parse((PROVIDER_DIR / "types.py").read_text()))
+        if isinstance(node, ast.ImportFrom) and node.level == 1
+    }
+    assert relative == {"abort", "agents"}

@@ -1,0 +1,148 @@
+"""The wire vocabulary: both spellings in, the seam's spelling out, bad input named."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from provider import (
+    AskUserQuestionAnswer,
+    AskUserQuestionItem,
+    AskUserQuestionRequest,
+    PlanReviewIntent,
+)
+
+
+def error_locations(error: ValidationError) -> list[str]:
+    return [".".join(str(part) for part in e["loc"]) for e in error.errors()]
+
+
+def test_camel_case_multi_select_is_accepted() -> None:
+    item = AskUserQuestionItem.model_validate({"id": "q", "question": "?", "multiSelect": True})
+    assert item.multi_select is True
+
+
+def test_snake_case_multi_select_is_accepted() -> None:
+    item = AskUserQuestionItem.model_validate({"id": "q", "question": "?", "multi_select": True})
+    assert item.multi_select is True
+
+
+def test_an_item_is_written_in_the_seams_wire_spelling() -> None:
+    item = AskUserQuestionItem.model_validate(
+        {
+            "id": "plan",
+            "question": "Approve?",
+            "detail": "# Plan",
+            "header": "Deploy",
+            "options": [{"label": "Approve", "description": "go"}, {"label": "Decline"}],
+            "multi_select": False,
+            "intent": {"kind": "plan-review", "approve": "Approve"},
+        }
+    )
+    assert item.to_wire() == {
+        "id": "plan",
+        "question": "Approve?",
+        "detail": "# Plan",
+        "header": "Deploy",
+        "options": [{"label": "Approve", "description": "go"}, {"label": "Decline"}],
+        "multiSelect": False,
+        "intent": {"kind": "plan-review", "approve": "Approve"},
+    }
+
+
+def test_an_intent_parses_as_plan_review() -> None:
+    item = AskUserQuestionItem.model_validate(
+        {"id": "p", "question": "?", "intent": {"kind": "plan-review", "approve": "Yes"}}
+    )
+    assert item.intent == PlanReviewIntent(approve="Yes")
+
+
+def test_an_unknown_intent_kind_is_rejected_naming_intent() -> None:
+    with pytest.raises(ValidationError) as caught:
+        AskUserQuestionItem.model_validate(
+            {"id": "p", "question": "?", "intent": {"kind": "vote", "approve": "Yes"}}
+        )
+    assert error_locations(caught.value) == ["intent"]
+    assert "'vote'" in str(caught.value)
+
+
+def test_a_missing_field_is_rejected_naming_it() -> None:
+    with pytest.raises(ValidationError) as caught:
+        AskUserQuestionRequest.model_validate({"questions": [{"id": "q"}]})
+    assert error_locations(caught.value) == ["questions.0.question"]
+    assert caught.value.errors()[0]["type"] == "missing"
+
+
+def test_a_non_string_field_is_rejected_not_converted() -> None:
+    with pytest.raises(ValidationError) as caught:
+        AskUserQuestionRequest.model_validate({"questions": [{"id": 7, "question": "?"}]})
+    assert error_locations(caught.value) == ["questions.0.id"]
+    assert caught.value.errors()[0]["type"] == "string_type"
+
+
+def test_a_non_string_label_is_rejected_naming_it() -> None:
+    with pytest.raises(ValidationError) as caught:
+        AskUserQuestionItem.model_validate({"id": "q", "question": "?", "options": [{"label": 1}]})
+    assert error_locations(caught.value) == ["options.0.label"]
+
+
+def test_duplicate_question_ids_are_rejected_naming_questions() -> None:
+    with pytest.raises(ValidationError) as caught:
+        AskUserQuestionRequest.model_validate(
+            {"questions": [{"id": "q", "question": "a"}, {"id": "q", "question": "b"}]}
+        )
+    assert error_locations(caught.value) == ["questions"]
+    assert "duplicate question id 'q'" in str(caught.value)
+
+
+def test_duplicate_labels_in_one_question_are_rejected_naming_options() -> None:
+    with pytest.raises(ValidationError) as caught:
+        AskUserQuestionItem.model_validate(
+            {"id": "q", "question": "?", "options": [{"label": "A"}, {"label": "A"}]}
+        )
+    assert error_locations(caught.value) == ["options"]
+    assert "duplicate option label 'A'" in str(caught.value)
+
+
+def test_the_same_label_in_two_questions_is_fine() -> None:
+    request = AskUserQuestionRequest.model_validate(
+        {
+            "questions": [
+                {"id": "a", "question": "?", "options": [{"label": "Yes"}]},
+                {"id": "b", "question": "?", "options": [{"label": "Yes"}]},
+            ]
+        }
+    )
+    assert [q.labels for q in request.questions] == [["Yes"], ["Yes"]]
+
+
+def test_an_empty_id_is_rejected() -> None:
+    with pytest.raises(ValidationError) as caught:
+        AskUserQuestionItem.model_validate({"id": "", "question": "?"})
+    assert error_locations(caught.value) == ["id"]
+
+
+def test_an_unknown_key_is_rejected_naming_it() -> None:
+    with pytest.raises(ValidationError) as caught:
+        AskUserQuestionItem.model_validate({"id": "q", "question": "?", "recommended": "A"})
+    assert error_locations(caught.value) == ["recommended"]
+
+
+def test_a_request_is_parsed_from_wire_json() -> None:
+    request = AskUserQuestionRequest.model_validate_json(
+        '{"questions":[{"id":"q","question":"Pick","options":[{"label":"A"}],"multiSelect":true}]}'
+    )
+    assert request.to_wire() == {
+        "questions": [
+            {"id": "q", "question": "Pick", "options": [{"label": "A"}], "multiSelect": True}
+        ]
+    }
+
+
+def test_an_answer_omits_absent_custom_on_the_wire() -> None:
+    answer = AskUserQuestionAnswer.model_validate(
+        {"answers": [{"id": "a", "selected": ["X"]}, {"id": "b", "selected": [], "custom": "t"}]}
+    )
+    assert answer.to_wire() == {
+        "answers": [{"id": "a", "selected": ["X"]}, {"id": "b", "selected": [], "custom": "t"}]
+    }

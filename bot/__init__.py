@@ -1,0 +1,5 @@
+"""Slack provider for slack-questions: the Bolt app, its listeners and the local Slack emulator."""
+
+from .slack_provider import SlackQuestionProvider, SlackSettings, StartupError
+
+__all__ = ["SlackQuestionProvider", "SlackSettings", "StartupError"]

@@ -1,0 +1,105 @@
+"""Answers from what people did in Slack: pure functions over payload state and the layout."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
+
+from .actions import SKIP_VALUE
+from .payloads import ElementState, StateValues
+from .render import AskLayout, QuestionLayout
+from .render.text import unescape
+
+MISSING = "Choose an answer, type one under Other, or skip this question."
+MISSING_TEXT = "Type an answer, or skip this question."
+MISSING_LONE = "Choose an answer or type your own."
+MISSING_LONE_TEXT = "Type an answer."
+SKIP_AND_ANSWER = "You chose Skip and also answered; keep one."
+
+
+@dataclass(frozen=True)
+class FormResult:
+    """Answers for a part's questions, or errors keyed by the question's block id."""
+
+    answers: list[AskUserQuestionAnswerItem] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+
+
+def pick(question: AskUserQuestionItem, index: int) -> AskUserQuestionAnswerItem:
+    """The answer for a one-click pick of option `index`."""
+    if not 0 <= index < len(question.labels):
+        raise ValueError(f"question {question.id} has no option {index}")
+    return AskUserQuestionAnswerItem(id=question.id, selected=[question.labels[index]])
+
+
+def typed(question: AskUserQuestionItem, text: str) -> AskUserQuestionAnswerItem | None:
+    """A free-text answer (trimmed; None when blank)."""
+    custom = text.strip()
+    return AskUserQuestionAnswerItem(id=question.id, custom=custom) if custom else None
+
+
+def reply_text(text: str) -> str:
+    """What a person typed in a thread reply, from Slack's escaped message text."""
+    return unescape(text).strip()
+
+
+def read_form(layout: AskLayout, part_number: int, values: StateValues) -> FormResult:
+    """Read one part's answers from `state.values`, by block id (never by position)."""
+    answers: list[AskUserQuestionAnswerItem] = []
+    errors: dict[str, str] = {}
+    for q in layout.parts[part_number].questions:
+        result = _read_question(layout, q, values)
+        if isinstance(result, str):
+            errors[q.question.id] = result
+        else:
+            answers.append(result)
+    return FormResult(answers=[] if errors else answers, errors=errors)
+
+
+def _read_question(
+    layout: AskLayout, q: QuestionLayout, values: StateValues
+) -> AskUserQuestionAnswerItem | str:
+    question = q.question
+    chosen = _chosen(values.get(question.id, {}), len(question.labels))
+    other = _text(values.get(layout.aux_block_id("o", q.index), {})) if q.has_options else ""
+    if not q.has_options:
+        other = _text(values.get(question.id, {}))
+    skipped = q.skippable and SKIP_VALUE in _values(
+        values.get(layout.aux_block_id("s", q.index), {})
+    )
+    answered = bool(chosen or other)
+    if skipped and answered:
+        return SKIP_AND_ANSWER
+    if skipped:
+        return AskUserQuestionAnswerItem(id=question.id)
+    if not answered:
+        if q.has_options:
+            return MISSING if q.skippable else MISSING_LONE
+        return MISSING_TEXT if q.skippable else MISSING_LONE_TEXT
+    custom = other or None
+    if custom is not None and not question.multi_select:
+        return AskUserQuestionAnswerItem(id=question.id, custom=custom)  # custom overrides
+    labels = [question.labels[i] for i in sorted(set(chosen))]
+    return AskUserQuestionAnswerItem(id=question.id, selected=labels, custom=custom)
+
+
+def _values(block: dict[str, ElementState]) -> list[str]:
+    found: list[str] = []
+    for state in block.values():
+        if state.selected_option is not None:
+            found.append(state.selected_option.value)
+        found.extend(option.value for option in state.selected_options or [])
+    return found
+
+
+def _chosen(block: dict[str, ElementState], option_count: int) -> list[int]:
+    # Values are option indexes we wrote; anything else is not ours and is ignored.
+    return [int(value) for value in _values(block) if value.isdigit() and int(value) < option_count]
+
+
+def _text(block: dict[str, ElementState]) -> str:
+    for state in block.values():
+        if state.value is not None:
+            return state.value.strip()
+    return ""

@@ -1,0 +1,362 @@
+"""The life of an ask: stored, posted, waited on, settled once — whoever settles it.
+
+Every way an ask can end (an answer, a closed form, an abort, a Slack failure) goes through
+`settle()`, which lets only the first one through, saves it with its event, wakes the waiters
+and then shows the outcome in Slack.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from provider import (
+    AskUserQuestionAnswer,
+    AskUserQuestionRequest,
+    ErrorCode,
+    UserQuestionError,
+)
+from provider.errors import ABORTED_MESSAGE
+
+from .render import (
+    AskLayout,
+    Settlement,
+    Unshowable,
+    Verdict,
+    ask_message,
+    lay_out,
+    settled_message,
+)
+from .slack_api import SlackCallFailed, slack_call
+from .store import (
+    AskError,
+    AskEvent,
+    AskRecord,
+    AskState,
+    AskStore,
+    EventKind,
+    ThreadRef,
+)
+from .threads import NoChannel, Threads
+
+log = logging.getLogger(__name__)
+
+METADATA_EVENT = "slack_questions_ask"
+
+_EVENT_OF_VERDICT = {
+    Verdict.ANSWERED: EventKind.ANSWERED,
+    Verdict.CANCELLED: EventKind.CANCELLED,
+    Verdict.FAILED: EventKind.FAILED,
+}
+
+
+@dataclass(eq=False)
+class LiveAsk:
+    """A pending ask in memory: its record, its layout, and an event set once it settles."""
+
+    record: AskRecord
+    layout: AskLayout
+    settled: asyncio.Event = field(default_factory=asyncio.Event)
+    deciding: bool = False
+    # Held while parts are posted, so a settlement waits for every message it must update.
+    posting: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+def new_ask_id() -> str:
+    """A fresh, unguessable ask id (short: it travels in every button value)."""
+    return secrets.token_hex(8)
+
+
+def error_of(record: AskRecord) -> UserQuestionError:
+    """The seam error a failed ask stands for."""
+    assert record.error is not None
+    return UserQuestionError(record.error.code, record.error.message)
+
+
+class Asks:
+    """Creates, tracks and settles asks; the one place their state changes."""
+
+    def __init__(
+        self,
+        *,
+        client: AsyncWebClient,
+        store: AskStore,
+        threads: Threads,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.client = client
+        self.store = store
+        self.threads = threads
+        self.clock = clock
+        self._live: dict[str, LiveAsk] = {}
+
+    # --- reading ---------------------------------------------------------------------------
+
+    def live(self, ask_id: str) -> LiveAsk | None:
+        """The pending ask with this id, if it is still open."""
+        return self._live.get(ask_id)
+
+    def open_asks(self) -> list[LiveAsk]:
+        """Every pending ask, oldest first."""
+        return sorted(self._live.values(), key=lambda live: live.record.created_at)
+
+    # --- creating --------------------------------------------------------------------------
+
+    async def open(
+        self,
+        request: AskUserQuestionRequest,
+        *,
+        agent_id: str | None = None,
+        agent_name: str | None = None,
+        idempotency_key: str | None = None,
+        route: ThreadRef | None = None,
+        ask_id: str | None = None,
+    ) -> AskRecord:
+        """Store the ask, then post it. A request Slack cannot show fails before anything is
+        posted; a known idempotency key returns the ask it already made."""
+        try:
+            layout = lay_out(request)
+        except Unshowable as error:
+            raise UserQuestionError(
+                ErrorCode.ASK_FAILED, f"Slack cannot show this ask: {error}", cause=error
+            ) from error
+        record, created = await self.store.add(
+            AskRecord(
+                id=ask_id or new_ask_id(),
+                questions=request.questions,
+                created_at=self.clock(),
+                agent_id=agent_id,
+                agent_name=agent_name,
+                idempotency_key=idempotency_key,
+                channel=route.channel if route else None,
+                thread_ts=route.thread_ts if route else None,
+            )
+        )
+        if not created:
+            return await self._resume(record)
+        live = LiveAsk(record, layout)
+        self._live[record.id] = live
+        await self._post(live)
+        return live.record
+
+    async def recover(self) -> list[AskRecord]:
+        """After a restart: take every pending ask back in hand, posting what never was."""
+        resumed = []
+        for record in await self.store.pending():
+            resumed.append(await self._resume(record))
+        return resumed
+
+    async def _resume(self, record: AskRecord) -> AskRecord:
+        if record.settled or record.id in self._live:
+            return record
+        live = LiveAsk(record, lay_out(record.request))
+        self._live[record.id] = live
+        if len(record.message_ts) < len(live.layout.parts):
+            await self._post(live)
+        return live.record
+
+    async def _post(self, live: LiveAsk) -> None:
+        """Post every part not yet posted; on failure the ask fails with Slack's error."""
+        async with live.posting:
+            failure = await self._post_parts(live)
+        if failure is not None:
+            await self.settle(
+                live.record.id,
+                verdict=Verdict.FAILED,
+                error=AskError(code=ErrorCode.ASK_FAILED, message=str(failure)),
+                reason=str(failure),
+            )
+            raise UserQuestionError(ErrorCode.ASK_FAILED, str(failure), cause=failure) from failure
+
+    async def _post_parts(self, live: LiveAsk) -> SlackCallFailed | NoChannel | None:
+        try:
+            record = live.record
+            if record.channel is None:
+                where = await self.threads.for_session(
+                    record.agent_id, record.agent_name, ask_id=record.id
+                )
+                record = record.model_copy(
+                    update={"channel": where.channel, "thread_ts": where.thread_ts}
+                )
+                live.record = record
+            for part in range(len(record.message_ts), len(live.layout.parts)):
+                ts = await self._post_part(live, part)
+                record = live.record.model_copy(
+                    update={"message_ts": [*live.record.message_ts, ts]}
+                )
+                live.record = record
+                await self.store.save(
+                    record, self.event(record, EventKind.POSTED, detail=f"part {part} at {ts}")
+                )
+        except (SlackCallFailed, NoChannel) as error:
+            return error
+        return None
+
+    async def _post_part(self, live: LiveAsk, part: int) -> str:
+        record = live.record
+        assert record.channel is not None
+        content = ask_message(record.id, live.layout, part, record.agent_name)
+        async with slack_call("chat.postMessage"):
+            response = await self.client.chat_postMessage(
+                channel=record.channel,
+                thread_ts=record.thread_ts,
+                text=content.text,
+                blocks=content.blocks_json(),
+                # Lets a restarted bot find a message it posted but never recorded.
+                metadata={
+                    "event_type": METADATA_EVENT,
+                    "event_payload": {"ask_id": record.id, "part": part},
+                },
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        return str(response["ts"])
+
+    # --- waiting ---------------------------------------------------------------------------
+
+    async def wait(self, ask_id: str) -> AskRecord:
+        """The ask once settled (at once if it already is). `KeyError` for an unknown id."""
+        live = self._live.get(ask_id)
+        if live is not None:
+            await live.settled.wait()
+            return live.record
+        record = await self.store.get(ask_id)
+        if record is None:
+            raise KeyError(ask_id)
+        return record
+
+    # --- settling --------------------------------------------------------------------------
+
+    def claim(self, ask_id: str) -> LiveAsk | None:
+        """Take the right to settle `ask_id`; None if it is settled or being settled.
+
+        Synchronous on purpose: between two awaits only one handler can claim an ask, so
+        the first valid answer wins however many people click at once.
+        """
+        live = self._live.get(ask_id)
+        if live is None or live.deciding:
+            return None
+        live.deciding = True
+        return live
+
+    async def settle(
+        self,
+        ask_id: str,
+        *,
+        verdict: Verdict,
+        actor: str | None = None,
+        answer: AskUserQuestionAnswer | None = None,
+        error: AskError | None = None,
+        claimed: LiveAsk | None = None,
+        reason: str | None = None,
+    ) -> bool:
+        """End the ask (if nobody did first), save it, wake waiters, update Slack."""
+        live = claimed or self.claim(ask_id)
+        if live is None:
+            return False
+        async with live.posting:
+            await self._settle(live, verdict, actor, answer, error, reason)
+        return True
+
+    async def _settle(
+        self,
+        live: LiveAsk,
+        verdict: Verdict,
+        actor: str | None,
+        answer: AskUserQuestionAnswer | None,
+        error: AskError | None,
+        reason: str | None,
+    ) -> None:
+        record = live.record.model_copy(
+            update={
+                "state": AskState.ANSWERED if answer is not None else AskState.FAILED,
+                "verdict": verdict,
+                "answer": answer,
+                "error": error,
+                "decided_by": actor,
+                "decided_at": self.clock(),
+                "reason": reason,
+            }
+        )
+        kind = _EVENT_OF_VERDICT.get(verdict, EventKind.ABORTED)
+        try:
+            await self.store.save(
+                record, self.event(record, kind, actor=actor, detail=reason or "")
+            )
+        except BaseException:
+            live.deciding = False  # nothing was decided: let the next answer try
+            raise
+        live.record = record
+        del self._live[record.id]
+        live.settled.set()
+        await self.show(live)
+
+    async def withdraw(self, ask_id: str, reason: str | None = None) -> bool:
+        """Abort on the agent's side (signal, cancellation, dispose): `ASK_ABORTED`."""
+        message = f"{ABORTED_MESSAGE}: {reason}" if reason else ABORTED_MESSAGE
+        return await self.settle(
+            ask_id,
+            verdict=Verdict.WITHDRAWN,
+            error=AskError(code=ErrorCode.ASK_ABORTED, message=message),
+            reason=reason,
+        )
+
+    async def show(self, live: LiveAsk) -> None:
+        """Replace the controls of every posted part with the settlement (or a part's own)."""
+        record = live.record
+        for part in range(len(record.message_ts)):
+            await self.update_part(live, part, self.settlement_of(record, part))
+
+    async def update_part(self, live: LiveAsk, part: int, settlement: Settlement) -> None:
+        """chat.update one part's message; a failure is logged, the decision stands."""
+        record = live.record
+        if record.channel is None or part >= len(record.message_ts):
+            return
+        content = settled_message(live.layout, part, settlement)
+        try:
+            async with slack_call("chat.update"):
+                await self.client.chat_update(
+                    channel=record.channel,
+                    ts=record.message_ts[part],
+                    text=content.text,
+                    blocks=content.blocks_json(),
+                )
+        except SlackCallFailed:
+            log.exception("could not update the message of ask %s part %s", record.id, part)
+
+    def settlement_of(self, record: AskRecord, part: int) -> Settlement:
+        """What a part's message shows for `record` as it stands."""
+        done = record.parts_done.get(part)
+        answers = {a.id: a for a in record.answer.answers} if record.answer else {}
+        if not record.settled and done is not None:
+            return Settlement(
+                Verdict.PART_DONE,
+                at=done.at,
+                actor=done.by,
+                answers={a.id: a for a in done.answers},
+            )
+        return Settlement(
+            record.verdict or Verdict.FAILED,
+            at=record.decided_at or self.clock(),
+            actor=record.decided_by,
+            answers=answers,
+            reason=record.reason,
+        )
+
+    def event(
+        self, record: AskRecord, kind: EventKind, *, actor: str | None = None, detail: str = ""
+    ) -> AskEvent:
+        """An event of `record`, stamped now."""
+        return AskEvent(ask_id=record.id, at=self.clock(), kind=kind, actor=actor, detail=detail)
+
+    async def note(self, ask_id: str, kind: EventKind, actor: str | None, detail: str) -> None:
+        """Log an event that changes nothing (a refused click, a late answer)."""
+        await self.store.log(
+            AskEvent(ask_id=ask_id, at=self.clock(), kind=kind, actor=actor, detail=detail)
+        )

@@ -1,0 +1,311 @@
+"""What people do to an ask in Slack, handled after the ack: answer, open forms, reply, refuse.
+
+Each handler checks who acted, reads the answer with the pure parser in `answers.py`, and
+settles through `Asks`, so the first valid answer wins and everyone else is told why not.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from provider import (
+    AnswerContractError,
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    ErrorCode,
+    check_answer,
+)
+from provider.errors import ABORTED_MESSAGE
+
+from . import answers
+from .actions import Ref, ViewMeta
+from .asks import Asks, LiveAsk
+from .payloads import StateValues
+from .render import Verdict, details_modal, form_modal, other_modal
+from .render.text import escaped_within
+from .responders import Responders
+from .slack_api import SlackCallFailed, slack_call
+from .store import AskError, AskRecord, AskState, EventKind, PartAnswer
+
+log = logging.getLogger(__name__)
+
+
+class Interactions:
+    """Handlers for clicks, submissions, closed forms and thread replies."""
+
+    def __init__(self, asks: Asks, responders: Responders) -> None:
+        self.asks = asks
+        self.responders = responders
+
+    # --- answering -------------------------------------------------------------------------
+
+    async def pick(self, user: str, ref: Ref) -> None:
+        """A one-click answer: option `ref.number` of the lone question."""
+        live = await self._admit(user, ref.ask_id)
+        if live is None:
+            return
+        question = live.layout.questions[0].question
+        try:
+            item = answers.pick(question, ref.number)
+        except ValueError:
+            log.warning("ignoring pick of unknown option %s of ask %s", ref.number, ref.ask_id)
+            return
+        await self._answer(live, user, [item])
+
+    async def submit_part(self, user: str, ref: Ref, values: StateValues) -> None:
+        """Submit pressed under a form part in the message."""
+        live = await self._admit(user, ref.ask_id, part=ref.number)
+        if live is None:
+            return
+        result = answers.read_form(live.layout, ref.number, values)
+        if result.errors:
+            await self._ephemeral(live.record, user, _errors_text(live, result.errors))
+            return
+        await self._complete_part(live, user, ref.number, result.answers)
+
+    def check_form(self, meta: ViewMeta, values: StateValues) -> dict[str, str]:
+        """Errors to show under the form's blocks before it may close (empty: accept it)."""
+        live = self.asks.live(meta.ask)
+        if live is None or meta.part is None or meta.part >= len(live.layout.parts):
+            return {}  # settled meanwhile: accept, and tell them after the ack
+        return answers.read_form(live.layout, meta.part, values).errors
+
+    async def submit_form(self, user: str, meta: ViewMeta, values: StateValues) -> None:
+        """A form modal submitted (already checked by `check_form`)."""
+        live = await self._admit(user, meta.ask, part=meta.part)
+        if live is None or meta.part is None:
+            return
+        result = answers.read_form(live.layout, meta.part, values)
+        if not result.errors:
+            await self._complete_part(live, user, meta.part, result.answers)
+
+    def check_other(self, meta: ViewMeta, values: StateValues) -> dict[str, str]:
+        """Errors for a blank "Other" answer (empty: accept it)."""
+        live = self.asks.live(meta.ask)
+        if live is None:
+            return {}
+        question = live.layout.questions[0].question
+        if answers.typed(question, _typed_text(values, question.id)) is None:
+            return {question.id: answers.MISSING_LONE_TEXT}
+        return {}
+
+    async def submit_other(self, user: str, meta: ViewMeta, values: StateValues) -> None:
+        """The free-text answer to a one-click question."""
+        live = await self._admit(user, meta.ask)
+        if live is None:
+            return
+        question = live.layout.questions[0].question
+        item = answers.typed(question, _typed_text(values, question.id))
+        if item is not None:
+            await self._answer(live, user, [item])
+
+    async def reply(self, channel: str, thread_ts: str, user: str, text: str) -> None:
+        """A reply in a thread answers the newest open lone text question there."""
+        candidates = [
+            live
+            for live in self.asks.open_asks()
+            if live.record.channel == channel
+            and thread_ts in (live.record.thread_ts, *live.record.message_ts[:1])
+            and len(live.layout.questions) == 1
+            and not live.layout.questions[0].has_options
+        ]
+        if not candidates:
+            return
+        live = candidates[-1]
+        item = answers.typed(live.layout.questions[0].question, answers.reply_text(text))
+        if item is None:
+            return
+        admitted = await self._admit(user, live.record.id)
+        if admitted is not None:
+            await self._answer(admitted, user, [item])
+
+    async def form_closed(self, user: str, meta: ViewMeta) -> None:
+        """The person closed the form: the agent is told the ask was dismissed."""
+        live = self.asks.live(meta.ask)
+        if live is None or not await self.responders.allows(user):
+            return
+        await self.asks.settle(
+            meta.ask,
+            verdict=Verdict.CLOSED,
+            actor=user,
+            error=AskError(
+                code=ErrorCode.ASK_ABORTED,
+                message=f"{ABORTED_MESSAGE}: {user} closed the form",
+            ),
+        )
+
+    # --- opening modals --------------------------------------------------------------------
+
+    async def open_form(self, user: str, ref: Ref, trigger_id: str) -> None:
+        """Open the modal holding part `ref.number`."""
+        live = await self._admit(user, ref.ask_id, part=ref.number)
+        if live is None or live.record.channel is None:
+            return
+        view = form_modal(
+            ref.ask_id, live.layout, ref.number, live.record.agent_name, live.record.channel
+        )
+        await self._open(live.record, user, trigger_id, view.to_dict(), push=False)
+
+    async def open_other(self, user: str, ref: Ref, trigger_id: str) -> None:
+        """Open the free-text "Other" modal of a one-click question."""
+        live = await self._admit(user, ref.ask_id)
+        if live is None:
+            return
+        view = other_modal(ref.ask_id, 0, live.layout.questions[0].question)
+        await self._open(live.record, user, trigger_id, view.to_dict(), push=False)
+
+    async def open_details(self, user: str, ref: Ref, trigger_id: str, *, push: bool) -> None:
+        """Show a question (`ref.number` is its index) in full; anyone may read it."""
+        live = self.asks.live(ref.ask_id)
+        record = live.record if live else await self.asks.store.get(ref.ask_id)
+        if record is None or ref.number >= len(record.questions):
+            return
+        view = details_modal([record.questions[ref.number]])
+        await self._open(record, user, trigger_id, view.to_dict(), push=push)
+
+    # --- shared steps ----------------------------------------------------------------------
+
+    async def _admit(self, user: str, ask_id: str, *, part: int | None = None) -> LiveAsk | None:
+        """The open ask if `user` may act on it now; otherwise tell them why not."""
+        live = self.asks.live(ask_id)
+        if live is None:
+            await self._too_late(user, ask_id)
+            return None
+        if not await self.responders.allows(user):
+            await self.asks.note(ask_id, EventKind.REFUSED, user, "not an allowed responder")
+            await self._ephemeral(
+                live.record,
+                user,
+                f"Only {self.responders.describe()} may answer this question, so nothing changed.",
+            )
+            return None
+        done = live.record.parts_done.get(part) if part is not None else None
+        if done is not None:
+            await self._ephemeral(
+                live.record, user, f"This part was already answered by <@{done.by}>."
+            )
+            return None
+        return live
+
+    async def _answer(
+        self, live: LiveAsk, user: str, items: list[AskUserQuestionAnswerItem]
+    ) -> None:
+        claimed = self.asks.claim(live.record.id)
+        if claimed is None:
+            await self._too_late(user, live.record.id)
+            return
+        answer = AskUserQuestionAnswer(answers=items)
+        await self._settle_answer(claimed, user, answer)
+
+    async def _complete_part(
+        self, live: LiveAsk, user: str, part: int, items: list[AskUserQuestionAnswerItem]
+    ) -> None:
+        if len(live.layout.parts) == 1:
+            await self._answer(live, user, items)
+            return
+        if part in live.record.parts_done or live.deciding:
+            await self._too_late(user, live.record.id)
+            return
+        done = {
+            **live.record.parts_done,
+            part: PartAnswer(by=user, at=self.asks.clock(), answers=items),
+        }
+        live.record = live.record.model_copy(update={"parts_done": done})
+        if len(done) < len(live.layout.parts):
+            await self.asks.store.save(
+                live.record,
+                self.asks.event(
+                    live.record, EventKind.PART_ANSWERED, actor=user, detail=f"part {part}"
+                ),
+            )
+            await self.asks.update_part(live, part, self.asks.settlement_of(live.record, part))
+            return
+        claimed = self.asks.claim(live.record.id)
+        if claimed is None:
+            return
+        by_id = {item.id: item for p in done.values() for item in p.answers}
+        answer = AskUserQuestionAnswer(answers=[by_id[q.id] for q in live.record.questions])
+        await self._settle_answer(claimed, user, answer)
+
+    async def _settle_answer(self, live: LiveAsk, user: str, answer: AskUserQuestionAnswer) -> None:
+        try:
+            check_answer(live.record.request, answer)
+        except AnswerContractError as broken:
+            # Our own parser produced it, so this is a bug: fail loudly rather than mislead.
+            log.error("ask %s: answer breaks the contract: %s", live.record.id, broken)
+            await self.asks.settle(
+                live.record.id,
+                claimed=live,
+                verdict=Verdict.FAILED,
+                actor=user,
+                error=AskError(code=ErrorCode.ASK_FAILED, message=f"invalid answer: {broken}"),
+                reason="the answer could not be read",
+            )
+            return
+        await self.asks.settle(
+            live.record.id, claimed=live, verdict=Verdict.ANSWERED, actor=user, answer=answer
+        )
+
+    async def _too_late(self, user: str, ask_id: str) -> None:
+        record = await self.asks.store.get(ask_id)
+        if record is None:
+            return
+        await self.asks.note(ask_id, EventKind.REFUSED, user, "already settled")
+        await self._ephemeral(record, user, _settled_text(record))
+
+    async def _open(
+        self, record: AskRecord, user: str, trigger_id: str, view: dict[str, object], *, push: bool
+    ) -> None:
+        method = "views.push" if push else "views.open"
+        try:
+            async with slack_call(method):
+                if push:
+                    await self.asks.client.views_push(trigger_id=trigger_id, view=view)
+                else:
+                    await self.asks.client.views_open(trigger_id=trigger_id, view=view)
+        except SlackCallFailed as failed:
+            log.warning("ask %s: %s", record.id, failed)
+            await self._ephemeral(
+                record, user, f"Slack could not open the form ({failed.error}); please try again."
+            )
+
+    async def _ephemeral(self, record: AskRecord, user: str, text: str) -> None:
+        if record.channel is None:
+            return
+        thread = record.thread_ts or (record.message_ts[0] if record.message_ts else None)
+        try:
+            async with slack_call("chat.postEphemeral"):
+                await self.asks.client.chat_postEphemeral(
+                    channel=record.channel, user=user, text=text, thread_ts=thread
+                )
+        except SlackCallFailed:
+            log.exception("could not tell %s: %s", user, text)
+
+
+def _typed_text(values: StateValues, block_id: str) -> str:
+    return next((s.value for s in values.get(block_id, {}).values() if s.value is not None), "")
+
+
+def _settled_text(record: AskRecord) -> str:
+    by = f"<@{record.decided_by}>" if record.decided_by else None
+    if record.state is AskState.ANSWERED:
+        return f"This question was already answered by {by or 'someone else'}."
+    match record.verdict:
+        case Verdict.CLOSED:
+            return f"This question was dismissed when {by or 'someone'} closed its form."
+        case Verdict.CANCELLED:
+            return f"{by or 'Someone'} chose to discuss this question instead."
+        case Verdict.EXPIRED:
+            return "This question expired before anyone answered."
+        case Verdict.FAILED:
+            return "This question could not be collected."
+        case _:
+            return "The agent withdrew this question; no answer is needed."
+
+
+def _errors_text(live: LiveAsk, errors: dict[str, str]) -> str:
+    by_id = {q.question.id: q.question.question for q in live.layout.questions}
+    lines = [
+        f"• *{escaped_within(by_id[qid], 200)}* — {message}" for qid, message in errors.items()
+    ]
+    return "Nothing was sent yet; please finish these first:\n" + "\n".join(lines)

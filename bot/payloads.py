@@ -1,0 +1,132 @@
+"""The parts of Slack's payloads we read, typed. Unknown fields are ignored, as Slack adds them."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class SlackModel(BaseModel):
+    """A Slack payload fragment: tolerant of fields we do not read."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class SelectedOption(SlackModel):
+    """An option a person chose; we only read its value."""
+
+    value: str
+
+
+class ElementState(SlackModel):
+    """The current value of one stateful element in `state.values`."""
+
+    type: str
+    value: str | None = None
+    selected_option: SelectedOption | None = None
+    selected_options: list[SelectedOption] | None = None
+
+
+StateValues = dict[str, dict[str, ElementState]]
+
+
+class State(SlackModel):
+    """`state` of a message or view: block id -> action id -> element state."""
+
+    values: StateValues = Field(default_factory=dict)
+
+
+class User(SlackModel):
+    """The person who acted."""
+
+    id: str
+
+
+class Channel(SlackModel):
+    """A conversation reference."""
+
+    id: str
+
+
+class Container(SlackModel):
+    """Where the acted-on element lives."""
+
+    type: str
+    message_ts: str | None = None
+    channel_id: str | None = None
+    thread_ts: str | None = None
+    view_id: str | None = None
+
+
+class Action(SlackModel):
+    """One entry of `actions` in a block_actions payload."""
+
+    action_id: str
+    block_id: str
+    type: str
+    value: str | None = None
+    selected_option: SelectedOption | None = None
+
+
+class MessageRef(SlackModel):
+    """The message an action came from."""
+
+    ts: str
+    thread_ts: str | None = None
+
+
+class ViewPayload(SlackModel):
+    """A modal as Slack sends it back."""
+
+    id: str
+    callback_id: str = ""
+    private_metadata: str = ""
+    hash: str | None = None
+    state: State = Field(default_factory=State)
+
+
+class BlockActions(SlackModel):
+    """A click, pick or change in a message or modal."""
+
+    type: Literal["block_actions"]
+    user: User
+    actions: list[Action]
+    container: Container
+    trigger_id: str | None = None
+    channel: Channel | None = None
+    message: MessageRef | None = None
+    view: ViewPayload | None = None
+    state: State | None = None
+    response_url: str | None = None
+
+
+class ViewSubmission(SlackModel):
+    """A modal submitted."""
+
+    type: Literal["view_submission"]
+    user: User
+    view: ViewPayload
+    trigger_id: str | None = None
+
+
+class ViewClosed(SlackModel):
+    """A modal closed by the person (sent only with `notify_on_close`)."""
+
+    type: Literal["view_closed"]
+    user: User
+    view: ViewPayload
+    is_cleared: bool = False
+
+
+class MessageEvent(SlackModel):
+    """A `message` event; thread replies carry `thread_ts`."""
+
+    type: Literal["message"]
+    channel: str
+    ts: str
+    user: str | None = None
+    text: str = ""
+    thread_ts: str | None = None
+    subtype: str | None = None
+    bot_id: str | None = None

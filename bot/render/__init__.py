@@ -1,0 +1,24 @@
+"""Pure rendering: a request (and its outcome) to Block Kit. No I/O here."""
+
+from .layout import AskLayout, Element, Part, QuestionLayout, Unshowable, lay_out
+from .message import MessageContent, ask_message, thread_root
+from .modal import details_modal, form_modal, other_modal
+from .outcome import Settlement, Verdict, settled_message
+
+__all__ = [
+    "AskLayout",
+    "Element",
+    "MessageContent",
+    "Part",
+    "QuestionLayout",
+    "Settlement",
+    "Unshowable",
+    "Verdict",
+    "ask_message",
+    "details_modal",
+    "form_modal",
+    "lay_out",
+    "other_modal",
+    "settled_message",
+    "thread_root",
+]

@@ -1,0 +1,124 @@
+"""The message after an ask is decided: what was chosen, by whom, when — controls removed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, SectionBlock
+
+from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
+
+from .layout import MESSAGE_BLOCKS_MAX, AskLayout
+from .message import MessageContent
+from .question import SECTION_TEXT_MAX
+from .text import escaped_within, truncate
+
+SUMMARY_QUESTION_MAX = 300
+SUMMARY_ANSWER_MAX = 900
+
+
+class Verdict(StrEnum):
+    """How the ask (or one part of it) ended."""
+
+    ANSWERED = "answered"
+    PART_DONE = "part_done"  # this part is in; other parts are still open
+    WITHDRAWN = "withdrawn"  # the agent aborted or was cancelled, or the bot shut down
+    CLOSED = "closed"  # a person closed the form
+    CANCELLED = "cancelled"  # a person chose to discuss instead
+    EXPIRED = "expired"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class Settlement:
+    """What to show in place of the controls."""
+
+    verdict: Verdict
+    at: float
+    actor: str | None = None
+    answers: Mapping[str, AskUserQuestionAnswerItem] = field(default_factory=dict)
+    reason: str | None = None
+
+
+def when(at: float) -> str:
+    """A Slack date token that each reader sees in their own time zone."""
+    fallback = datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return f"<!date^{int(at)}^{{date_short_pretty}} at {{time}}|{fallback}>"
+
+
+def answer_text(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem | None) -> str:
+    """One answer in words (escaped mrkdwn)."""
+    if item is None:
+        return "_no answer_"
+    chosen = [f"*{escaped_within(label, SUMMARY_ANSWER_MAX)}*" for label in item.selected]
+    if item.custom is not None:
+        custom = escaped_within(item.custom, SUMMARY_ANSWER_MAX).replace("\n", "\n> ")
+        chosen.append(f"\n> {custom}" if question.options else custom)
+    return ", ".join(chosen) if chosen else "_skipped_"
+
+
+def verdict_line(settlement: Settlement) -> str:
+    """The footer: what happened, who did it, and when."""
+    who = f"<@{settlement.actor}>" if settlement.actor else "someone"
+    stamp = when(settlement.at)
+    reason = f": {escaped_within(settlement.reason, 500)}" if settlement.reason else ""
+    match settlement.verdict:
+        case Verdict.ANSWERED:
+            return f":white_check_mark: Answered by {who} · {stamp}"
+        case Verdict.PART_DONE:
+            return (
+                f":white_check_mark: This part answered by {who} · {stamp} · waiting for the rest"
+            )
+        case Verdict.WITHDRAWN:
+            return f":heavy_minus_sign: Withdrawn{reason or ': the agent no longer needs an answer'} · {stamp}"
+        case Verdict.CLOSED:
+            return f":x: {who} closed the form; the agent was told the question was dismissed · {stamp}"
+        case Verdict.CANCELLED:
+            return f":speech_balloon: {who} chose to discuss this instead · {stamp}"
+        case Verdict.EXPIRED:
+            return f":alarm_clock: Expired unanswered{reason} · {stamp}"
+        case Verdict.FAILED:
+            return f":warning: Could not be collected{reason} · {stamp}"
+
+
+def settled_message(layout: AskLayout, part_number: int, settlement: Settlement) -> MessageContent:
+    """The part's message once decided: each question with its answer, then the verdict."""
+    show_answers = settlement.verdict in (Verdict.ANSWERED, Verdict.PART_DONE)
+    lines = []
+    for q in layout.parts[part_number].questions:
+        line = f"*{escaped_within(q.question.question, SUMMARY_QUESTION_MAX)}*"
+        if show_answers:
+            line += f"\n→ {answer_text(q.question, settlement.answers.get(q.question.id))}"
+        lines.append(line)
+    blocks: list[Block] = []
+    budget = MESSAGE_BLOCKS_MAX - 1
+    current = ""
+    for line in lines:
+        if current and len(current) + len(line) + 2 > SECTION_TEXT_MAX:
+            blocks.append(_section(layout, len(blocks), current))
+            current = ""
+        current = f"{current}\n\n{line}" if current else truncate(line, SECTION_TEXT_MAX)
+    if current:
+        blocks.append(_section(layout, len(blocks), current))
+    blocks = blocks[:budget]
+    footer = verdict_line(settlement)
+    blocks.append(
+        ContextBlock(
+            block_id=layout.aux_block_id("v", part_number),
+            elements=[MarkdownTextObject(verbatim=True, text=footer)],
+        )
+    )
+    return MessageContent(text=truncate(_plain(footer), 300), blocks=blocks)
+
+
+def _section(layout: AskLayout, n: int, text: str) -> SectionBlock:
+    return SectionBlock(block_id=layout.aux_block_id("a", n), text=MarkdownTextObject(verbatim=True, text=text))
+
+
+def _plain(footer: str) -> str:
+    # Notification text: the footer without the date token's markup.
+    head, _, _ = footer.partition(" · <!date")
+    return head

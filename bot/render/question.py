@@ -1,0 +1,208 @@
+"""Blocks that show one question and take its answer, in a message or in a modal."""
+
+from __future__ import annotations
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    CheckboxesElement,
+    InputBlock,
+    MarkdownTextObject,
+    Option,
+    PlainTextInputElement,
+    PlainTextObject,
+    RadioButtonsElement,
+    SectionBlock,
+    StaticMultiSelectElement,
+    StaticSelectElement,
+)
+
+from provider import AskUserQuestionItem
+
+from ..actions import SKIP_VALUE, Action, Ref
+from .layout import AskLayout, Element, QuestionLayout
+from .text import escaped_within, truncate
+
+OPTION_TEXT_MAX = 75
+OPTION_DESCRIPTION_MAX = 75
+BUTTON_TEXT_MAX = 75
+INPUT_LABEL_MAX = 2000
+SECTION_TEXT_MAX = 3000
+DETAIL_PREVIEW = 600
+PLACEHOLDER_MAX = 150
+TEXT_INPUT_MAX = 3000
+
+OTHER_BUTTON = "Other…"
+CUT_NOTE = "_Part of this question is cut short here; *View all* shows it in full._"
+
+
+def needs_details(question: AskUserQuestionItem) -> bool:
+    """Whether the preview cuts something only the details view shows in full."""
+    return (
+        len(question.detail or "") > DETAIL_PREVIEW
+        or len(question.question) > INPUT_LABEL_MAX
+        or any(
+            len(o.label) > OPTION_TEXT_MAX or len(o.description or "") > OPTION_DESCRIPTION_MAX
+            for o in question.options or []
+        )
+    )
+
+
+def heading_text(question: AskUserQuestionItem, *, with_question: bool) -> str:
+    """mrkdwn for the header, the question (when asked), and a preview of the detail."""
+    lines: list[str] = []
+    if question.header:
+        lines.append(f"*{escaped_within(question.header, 300)}*")
+    if with_question:
+        lines.append(escaped_within(question.question, 1500))
+    if question.detail:
+        preview = escaped_within(question.detail, DETAIL_PREVIEW)
+        lines.append("\n".join(f"> {line}" for line in preview.splitlines()))
+    return truncate("\n".join(lines), SECTION_TEXT_MAX)
+
+
+def options(question: AskUserQuestionItem, *, ask_id: str | None = None) -> list[Option]:
+    """Option objects valued by index (or `ask/index` when a pick alone must name the ask)."""
+    return [
+        Option(
+            value=Ref(ask_id, i).encode() if ask_id else str(i),
+            text=PlainTextObject(text=truncate(o.label, OPTION_TEXT_MAX), emoji=False),
+            description=(
+                PlainTextObject(text=truncate(o.description, OPTION_DESCRIPTION_MAX), emoji=False)
+                if o.description
+                else None
+            ),
+        )
+        for i, o in enumerate(question.options or [])
+    ]
+
+
+def one_click_blocks(layout: AskLayout, ask_id: str, q: QuestionLayout) -> list[Block]:
+    """A lone single-select: the question, then option buttons (or a menu) and "Other…"."""
+    question = q.question
+    section = SectionBlock(
+        block_id=layout.aux_block_id("h", q.index),
+        text=MarkdownTextObject(verbatim=True, text=heading_text(question, with_question=True)),
+        accessory=_details_button(ask_id, 0) if needs_details(question) else None,
+    )
+    choices: list[ButtonElement | StaticSelectElement]
+    if q.element is Element.BUTTONS:
+        choices = [
+            ButtonElement(
+                action_id=f"{Action.PICK}.{i}",
+                text=PlainTextObject(text=truncate(label, BUTTON_TEXT_MAX), emoji=False),
+                value=Ref(ask_id, i).encode(),
+            )
+            for i, label in enumerate(question.labels)
+        ]
+    else:
+        choices = [
+            StaticSelectElement(
+                action_id=Action.PICK,
+                placeholder=PlainTextObject(text="Choose an answer"),
+                options=options(question, ask_id=ask_id),
+            )
+        ]
+    other = ButtonElement(
+        action_id=Action.OTHER,
+        text=PlainTextObject(text=OTHER_BUTTON),
+        value=Ref(ask_id, 0).encode(),
+    )
+    return [section, ActionsBlock(block_id=question.id, elements=[*choices, other])]
+
+
+def form_blocks(layout: AskLayout, q: QuestionLayout, ask_id: str) -> list[Block]:
+    """A question in a form: heading (if any), its input, "Other" and "Skip" inputs."""
+    question = q.question
+    blocks: list[Block] = []
+    if question.header or question.detail or needs_details(question):
+        blocks.append(
+            SectionBlock(
+                block_id=layout.aux_block_id("h", q.index),
+                text=MarkdownTextObject(verbatim=True, text=heading_text(question, with_question=False) or CUT_NOTE
+                ),
+                accessory=(_details_button(ask_id, q.index) if needs_details(question) else None),
+            )
+        )
+    blocks.append(
+        InputBlock(
+            block_id=question.id,
+            label=PlainTextObject(text=truncate(question.question, INPUT_LABEL_MAX), emoji=False),
+            element=_input_element(q),
+            optional=True,  # we check answers ourselves, so Skip and Other can stand in
+        )
+    )
+    if q.has_options:
+        blocks.append(
+            InputBlock(
+                block_id=layout.aux_block_id("o", q.index),
+                label=PlainTextObject(text="Other answer"),
+                element=PlainTextInputElement(
+                    action_id=Action.INPUT,
+                    placeholder=PlainTextObject(text="Or type your own answer"),
+                    max_length=TEXT_INPUT_MAX,
+                ),
+                optional=True,
+            )
+        )
+    if q.skippable:
+        blocks.append(
+            InputBlock(
+                block_id=layout.aux_block_id("s", q.index),
+                label=PlainTextObject(text="Not for you?"),
+                element=CheckboxesElement(
+                    action_id=Action.INPUT,
+                    options=[
+                        Option(value=SKIP_VALUE, text=PlainTextObject(text="Skip this question"))
+                    ],
+                ),
+                optional=True,
+            )
+        )
+    return blocks
+
+
+def _input_element(
+    q: QuestionLayout,
+) -> (
+    RadioButtonsElement
+    | StaticSelectElement
+    | CheckboxesElement
+    | StaticMultiSelectElement
+    | PlainTextInputElement
+):
+    match q.element:
+        case Element.RADIO:
+            return RadioButtonsElement(action_id=Action.INPUT, options=options(q.question))
+        case Element.SELECT:
+            return StaticSelectElement(
+                action_id=Action.INPUT,
+                placeholder=PlainTextObject(text="Choose an answer"),
+                options=options(q.question),
+            )
+        case Element.CHECKBOXES:
+            return CheckboxesElement(action_id=Action.INPUT, options=options(q.question))
+        case Element.MULTI_SELECT:
+            return StaticMultiSelectElement(
+                action_id=Action.INPUT,
+                placeholder=PlainTextObject(text="Choose answers"),
+                options=options(q.question),
+            )
+        case Element.TEXT:
+            return PlainTextInputElement(
+                action_id=Action.INPUT,
+                multiline=True,
+                placeholder=PlainTextObject(text="Type your answer"),
+                max_length=TEXT_INPUT_MAX,
+            )
+        case _:
+            raise ValueError(f"{q.element} is not a form element")
+
+
+def _details_button(ask_id: str, number: int) -> ButtonElement:
+    return ButtonElement(
+        action_id=Action.DETAILS,
+        text=PlainTextObject(text="View all"),
+        value=Ref(ask_id, number).encode(),
+    )

@@ -1,0 +1,222 @@
+"""SlackQuestionProvider: the seam's provider that asks people in Slack threads."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from types import TracebackType
+
+import aiohttp
+from pydantic import BaseModel, ConfigDict
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from provider import (
+    AskUserQuestionAnswer,
+    AskUserQuestionRequest,
+    UserQuestionService,
+)
+
+from .app import build_app
+from .asks import Asks, error_of, new_ask_id
+from .interactions import Interactions
+from .responders import Responders
+from .slack_api import SLACK_API_URL, SlackCallFailed, slack_call, web_client
+from .store import AskRecord, AskState, AskStore, MemoryStore, ThreadRef
+from .tasks import Tasks
+from .threads import Threads
+
+log = logging.getLogger(__name__)
+
+
+class SlackSettings(BaseModel):
+    """What the provider needs to reach Slack and decide who answers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    bot_token: str
+    signing_secret: str
+    channel: str | None = None
+    responders: Sequence[str] = ()
+    api_url: str = SLACK_API_URL
+
+
+class StartupError(Exception):
+    """The provider cannot start; the message says what to fix."""
+
+
+class SlackQuestionProvider:
+    """Posts each ask as Block Kit in a Slack thread and returns the person's answer.
+
+    Build it with `await SlackQuestionProvider.start(settings)`; serve `provider.app`
+    (HTTP at /slack/events, or Socket Mode); `register(service)`; `await close()` at the end.
+    """
+
+    def __init__(
+        self,
+        *,
+        session: aiohttp.ClientSession,
+        client: AsyncWebClient,
+        store: AskStore,
+        owns_store: bool,
+        tasks: Tasks,
+        asks: Asks,
+        interactions: Interactions,
+        app: AsyncApp,
+        bot_user_id: str,
+    ) -> None:
+        self.session = session
+        self.client = client
+        self.store = store
+        self._owns_store = owns_store
+        self.tasks = tasks
+        self.asks = asks
+        self.interactions = interactions
+        self.app = app
+        self.bot_user_id = bot_user_id
+        self._mine: set[str] = set()
+
+    @classmethod
+    async def start(
+        cls,
+        settings: SlackSettings,
+        *,
+        store: AskStore | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> SlackQuestionProvider:
+        """Check the token with auth.test, build the app, and take back pending asks."""
+        session = aiohttp.ClientSession()
+        try:
+            client = web_client(settings.bot_token, base_url=settings.api_url, session=session)
+            try:
+                async with slack_call("auth.test"):
+                    auth = await client.auth_test()
+            except SlackCallFailed as failed:
+                raise StartupError(
+                    f"Slack rejected the bot token at {settings.api_url} ({failed.error}); "
+                    "check SLACK_BOT_TOKEN"
+                ) from failed
+            owns_store = store is None
+            store = store or MemoryStore()
+            tasks = Tasks()
+            threads = Threads(client, store, settings.channel, clock=clock)
+            asks = Asks(client=client, store=store, threads=threads, clock=clock)
+            interactions = Interactions(asks, Responders(client, settings.responders))
+            app = build_app(
+                client,
+                signing_secret=settings.signing_secret,
+                interactions=interactions,
+                tasks=tasks,
+            )
+            provider = cls(
+                session=session,
+                client=client,
+                store=store,
+                owns_store=owns_store,
+                tasks=tasks,
+                asks=asks,
+                interactions=interactions,
+                app=app,
+                bot_user_id=str(auth["user_id"]),
+            )
+            await asks.recover()
+            return provider
+        except BaseException:
+            await session.close()
+            raise
+
+    async def __aenter__(self) -> SlackQuestionProvider:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    def register(self, service: UserQuestionService) -> Callable[[], None]:
+        """Become `service`'s provider; the returned dispose also aborts our pending asks."""
+        unregister = service.register_provider(self)
+
+        def dispose() -> None:
+            unregister()
+            for ask_id in sorted(self._mine):
+                self.tasks.spawn(
+                    self.asks.withdraw(ask_id, "the Slack provider was disposed"), name="dispose"
+                )
+
+        return dispose
+
+    async def route(self, agent_id: str, channel: str, thread_ts: str | None) -> None:
+        """Post every later ask of agent `agent_id` in this channel/thread."""
+        await self.asks.threads.route(agent_id, ThreadRef(channel=channel, thread_ts=thread_ts))
+
+    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        """Post the questions and wait for the answer; abort and cancellation withdraw them."""
+        agent = request.agent
+        ask_id = new_ask_id()
+        # Shielded: a cancellation mid-post must not leave a message nobody tracks.
+        opening = asyncio.ensure_future(
+            self.asks.open(
+                request,
+                ask_id=ask_id,
+                agent_id=agent.id if agent else None,
+                agent_name=agent.name if agent else None,
+            )
+        )
+        self._mine.add(ask_id)
+        remove_callback: Callable[[], None] = lambda: None  # noqa: E731
+        try:
+            await asyncio.shield(opening)
+            if request.signal is not None:
+
+                def on_abort(reason: object) -> None:
+                    self.tasks.spawn(self.asks.withdraw(ask_id, _reason(reason)), name="abort")
+
+                remove_callback = request.signal.add_callback(on_abort)
+            settled = await self.asks.wait(ask_id)
+        except asyncio.CancelledError:
+            # Withdraw first (the message must tell the truth), then let cancellation through.
+            withdrawal = self.tasks.spawn(
+                self._withdraw_when_shown(opening, "the agent's task was cancelled"), name="cancel"
+            )
+            if withdrawal is not None:
+                # Cancelled again? The tracked withdrawal still finishes on its own.
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.shield(withdrawal)
+            raise
+        finally:
+            remove_callback()
+            self._mine.discard(ask_id)
+        if settled.state is AskState.ANSWERED and settled.answer is not None:
+            return settled.answer
+        raise error_of(settled)
+
+    async def _withdraw_when_shown(self, opening: asyncio.Future[AskRecord], reason: str) -> None:
+        try:
+            record = await opening
+        except Exception:
+            return  # it failed to post: there is nothing to withdraw
+        await self.asks.withdraw(record.id, reason)
+
+    async def idle(self) -> None:
+        """Wait until all post-ack work (message updates, replies) has finished."""
+        await self.tasks.idle()
+
+    async def close(self) -> None:
+        """Withdraw our in-process asks, finish background work, close the HTTP session."""
+        for ask_id in sorted(self._mine):
+            await self.asks.withdraw(ask_id, "the Slack provider shut down")
+        await self.tasks.drain()
+        if self._owns_store:
+            await self.store.close()
+        await self.session.close()
+
+
+def _reason(reason: object) -> str:
+    return str(reason) if reason is not None else "the agent aborted the ask"

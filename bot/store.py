@@ -1,0 +1,221 @@
+"""Asks as records, their append-only event log, and the store interface that keeps them.
+
+Stored before shown: an ask is added before anything is posted, and every transition is
+saved together with the event that explains it. `MemoryStore` serves in-process hosts and
+tests; `SqliteStore` (bot/sqlite_store.py) makes asks survive a restart.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from provider import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    AskUserQuestionRequest,
+    ErrorCode,
+)
+
+from .render import Verdict
+
+
+class Record(BaseModel):
+    """Base of stored models: frozen, exact about fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class AskState(StrEnum):
+    """Where an ask stands."""
+
+    PENDING = "pending"
+    ANSWERED = "answered"
+    FAILED = "failed"
+
+
+class AskError(Record):
+    """Why an ask failed, in the seam's terms."""
+
+    name: str = "UserQuestionError"
+    code: ErrorCode
+    message: str
+
+
+class ThreadRef(Record):
+    """A Slack conversation, and the thread in it (None: post at the top level)."""
+
+    channel: str
+    thread_ts: str | None = None
+
+
+class PartAnswer(Record):
+    """One part of a split ask, answered."""
+
+    by: str
+    at: float
+    answers: list[AskUserQuestionAnswerItem]
+
+
+class AskRecord(Record):
+    """One ask: the request, where it is shown, and how it ended."""
+
+    id: str
+    questions: list[AskUserQuestionItem]
+    created_at: float
+    agent_id: str | None = None
+    agent_name: str | None = None
+    idempotency_key: str | None = None
+    channel: str | None = None
+    thread_ts: str | None = None
+    message_ts: list[str] = Field(default_factory=list)  # one per part, once posted
+    state: AskState = AskState.PENDING
+    verdict: Verdict | None = None
+    answer: AskUserQuestionAnswer | None = None
+    error: AskError | None = None
+    decided_by: str | None = None
+    decided_at: float | None = None
+    reason: str | None = None  # in people's words, why it ended (withdrawn, failed…)
+    parts_done: dict[int, PartAnswer] = Field(default_factory=dict)
+
+    @property
+    def request(self) -> AskUserQuestionRequest:
+        """The questions as a seam request (no agent or signal: those are runtime-only)."""
+        return AskUserQuestionRequest(questions=self.questions)
+
+    @property
+    def settled(self) -> bool:
+        """Whether the ask has ended, one way or another."""
+        return self.state is not AskState.PENDING
+
+
+class EventKind(StrEnum):
+    """Every transition the event log records."""
+
+    CREATED = "created"
+    THREAD_OPENED = "thread_opened"
+    POSTED = "posted"
+    PART_ANSWERED = "part_answered"
+    ANSWERED = "answered"
+    ABORTED = "aborted"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+    REFUSED = "refused"
+
+
+class AskEvent(Record):
+    """One line of an ask's history."""
+
+    ask_id: str
+    at: float
+    kind: EventKind
+    actor: str | None = None
+    detail: str = ""
+
+
+class AskStore(Protocol):
+    """What the bot needs from storage; SQLite today, a networked database later."""
+
+    async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
+        """Store a new ask with a `created` event; with a known idempotency key, return
+        the existing ask instead. The flag says whether `record` was added."""
+        ...
+
+    async def get(self, ask_id: str) -> AskRecord | None:
+        """The ask with this id."""
+        ...
+
+    async def save(self, record: AskRecord, event: AskEvent) -> None:
+        """Replace the stored ask and append `event`, atomically."""
+        ...
+
+    async def log(self, event: AskEvent) -> None:
+        """Append an event that changes no state (e.g. a refused click)."""
+        ...
+
+    async def pending(self) -> list[AskRecord]:
+        """Every pending ask, oldest first."""
+        ...
+
+    async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
+        """Asks newest first, optionally only in one state."""
+        ...
+
+    async def events(self, ask_id: str) -> list[AskEvent]:
+        """The ask's event log, oldest first."""
+        ...
+
+    async def thread(self, session: str) -> ThreadRef | None:
+        """The thread an agent session posts in."""
+        ...
+
+    async def set_thread(self, session: str, ref: ThreadRef) -> None:
+        """Remember the thread of an agent session."""
+        ...
+
+    async def close(self) -> None:
+        """Release the store's resources."""
+        ...
+
+
+class MemoryStore:
+    """An `AskStore` in memory: for in-process hosts that need no restart survival."""
+
+    def __init__(self) -> None:
+        self._asks: dict[str, AskRecord] = {}
+        self._keys: dict[str, str] = {}
+        self._events: dict[str, list[AskEvent]] = {}
+        self._threads: dict[str, ThreadRef] = {}
+
+    async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
+        """See `AskStore.add`."""
+        key = record.idempotency_key
+        if key is not None and key in self._keys:
+            return self._asks[self._keys[key]], False
+        self._asks[record.id] = record
+        if key is not None:
+            self._keys[key] = record.id
+        self._events[record.id] = [
+            AskEvent(ask_id=record.id, at=record.created_at, kind=EventKind.CREATED)
+        ]
+        return record, True
+
+    async def get(self, ask_id: str) -> AskRecord | None:
+        """See `AskStore.get`."""
+        return self._asks.get(ask_id)
+
+    async def save(self, record: AskRecord, event: AskEvent) -> None:
+        """See `AskStore.save`."""
+        self._asks[record.id] = record
+        self._events.setdefault(record.id, []).append(event)
+
+    async def log(self, event: AskEvent) -> None:
+        """See `AskStore.log`."""
+        self._events.setdefault(event.ask_id, []).append(event)
+
+    async def pending(self) -> list[AskRecord]:
+        """See `AskStore.pending`."""
+        return [r for r in self._asks.values() if r.state is AskState.PENDING]
+
+    async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
+        """See `AskStore.recent`."""
+        chosen = [r for r in self._asks.values() if state is None or r.state is state]
+        return sorted(chosen, key=lambda r: r.created_at, reverse=True)[:limit]
+
+    async def events(self, ask_id: str) -> list[AskEvent]:
+        """See `AskStore.events`."""
+        return list(self._events.get(ask_id, []))
+
+    async def thread(self, session: str) -> ThreadRef | None:
+        """See `AskStore.thread`."""
+        return self._threads.get(session)
+
+    async def set_thread(self, session: str, ref: ThreadRef) -> None:
+        """See `AskStore.set_thread`."""
+        self._threads[session] = ref
+
+    async def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,58 @@
+"""Background work the app owns: spawned after an ack, tracked, drained on shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+class Tasks:
+    """A set of tracked tasks. Failures are logged, never lost; `drain()` waits for all."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._closed = False
+
+    def spawn(
+        self, work: Coroutine[Any, Any, Any], *, name: str | None = None
+    ) -> asyncio.Task[Any] | None:
+        """Run `work` in the background; `drain()` waits for it."""
+        if self._closed:
+            # Raising here could erase an ack already given; refuse loudly in the log instead.
+            work.close()
+            log.error("work %s arrived after shutdown and was dropped", name or work)
+            return None
+        task = asyncio.get_running_loop().create_task(work, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._finished)
+        return task
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("background task %s failed", task.get_name(), exc_info=task.exception())
+
+    def __len__(self) -> int:
+        return len(self._tasks)
+
+    async def idle(self) -> None:
+        """Wait until no tracked task is running (tasks spawned meanwhile included)."""
+        while self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    async def drain(self, grace: float = 10.0) -> None:
+        """Wait up to `grace` seconds for running work (and work it spawns), cancel the rest, close."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        while self._tasks and (remaining := deadline - loop.time()) > 0:
+            await asyncio.wait(set(self._tasks), timeout=remaining)
+        self._closed = True
+        leftovers = set(self._tasks)
+        for task in leftovers:
+            task.cancel()
+        if leftovers:
+            await asyncio.gather(*leftovers, return_exceptions=True)

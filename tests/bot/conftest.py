@@ -1,0 +1,25 @@
+"""Fixtures for the Slack provider: a running emulator and a provider served to it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.emulator import SlackEmulator
+
+from .harness import Bot, new_emulator, running_bot
+
+
+@pytest.fixture
+async def emu() -> AsyncIterator[SlackEmulator]:
+    async with new_emulator() as emulator:
+        yield emulator
+
+
+@pytest.fixture
+async def bot(emu: SlackEmulator) -> AsyncIterator[Bot]:
+    async with running_bot(emu) as running:
+        yield running
+    # Every Block Kit payload the provider sent in the test was one Slack accepts.
+    assert emu.violations == []

@@ -1,0 +1,113 @@
+"""How an ask ends besides an answer: aborts, cancellation, dispose, Slack failures."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.emulator import ApiError, RateLimited, ServerError, SlackEmulator
+from provider import AbortController, AskUserQuestionAnswer, ErrorCode, UserQuestionError
+
+from .harness import ALICE, Bot, running_bot
+
+DB = {"id": "db", "question": "Which database?", "options": [{"label": "Postgres"}]}
+
+
+def footer(bot: Bot, message_ts: str, channel: str) -> str:
+    return str(bot.emu.message(channel, message_ts).blocks[-1])
+
+
+async def ask_error(task: asyncio.Task[AskUserQuestionAnswer]) -> UserQuestionError:
+    with pytest.raises(UserQuestionError) as caught:
+        await task
+    return caught.value
+
+
+async def test_an_abort_signal_withdraws_the_question(bot: Bot) -> None:
+    controller = AbortController()
+    asking = bot.ask(DB, signal=controller.signal)
+    message = await bot.posted()
+    controller.abort("plan changed")
+    error = await ask_error(asking)
+    assert error.code is ErrorCode.ASK_ABORTED
+    await bot.idle()
+    updated = bot.now(message)
+    assert "Withdrawn: plan changed" in str(updated.blocks[-1])
+    assert not [b for b in updated.blocks if b["type"] == "actions"]
+
+
+async def test_cancelling_the_task_withdraws_the_question_first(bot: Bot) -> None:
+    asking = bot.ask(DB)
+    message = await bot.posted()
+    asking.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await asking
+    # The withdrawal finished before the cancellation reached us.
+    assert "Withdrawn: the agent's task was cancelled" in str(bot.now(message).blocks[-1])
+
+
+async def test_disposing_the_provider_aborts_every_pending_ask(bot: Bot) -> None:
+    first = bot.ask(DB)
+    second = bot.ask({**DB, "id": "db2"})
+    await bot.posted(2)
+    bot.dispose()
+    assert (await ask_error(first)).code is ErrorCode.ASK_ABORTED
+    assert (await ask_error(second)).code is ErrorCode.ASK_ABORTED
+    assert bot.service.provider is None
+    await bot.idle()
+    for n in (1, 2):
+        message = await bot.posted(n)
+        assert "Withdrawn: the Slack provider was disposed" in str(message.blocks[-1])
+
+
+async def test_a_click_after_a_withdrawal_is_told_so(bot: Bot) -> None:
+    controller = AbortController()
+    asking = bot.ask(DB, signal=controller.signal)
+    message = await bot.posted()
+    controller.abort()
+    await ask_error(asking)
+    await bot.emu.person(ALICE).click(message, text="Postgres")
+    await bot.idle()
+    assert [e.text for e in bot.emu.ephemerals(ALICE)] == [
+        "The agent withdrew this question; no answer is needed."
+    ]
+
+
+@pytest.mark.parametrize("error", ["not_in_channel", "channel_not_found", "invalid_auth"])
+async def test_a_slack_error_when_posting_is_ask_failed_naming_it(bot: Bot, error: str) -> None:
+    bot.emu.inject("chat.postMessage", ApiError(error), times=None)
+    failure = await ask_error(bot.ask(DB))
+    assert failure.code is ErrorCode.ASK_FAILED
+    assert failure.message == f"Slack refused chat.postMessage: {error}"
+
+
+async def test_not_in_channel_comes_from_slack_itself(emu: SlackEmulator) -> None:
+    emu.workspace.add_channel("C0NOBOTHER", name="no-bot", members=[ALICE])
+    async with running_bot(emu, channel="C0NOBOTHER") as bot:
+        failure = await ask_error(bot.ask(DB))
+    assert failure.message == "Slack refused chat.postMessage: not_in_channel"
+
+
+async def test_repeated_rate_limits_are_ask_failed(bot: Bot) -> None:
+    bot.emu.inject("chat.postMessage", RateLimited(retry_after=0), times=None)
+    failure = await ask_error(bot.ask(DB))
+    assert failure.code is ErrorCode.ASK_FAILED
+    assert failure.message == "Slack refused chat.postMessage: ratelimited"
+    assert len(bot.emu.calls_to("chat.postMessage")) == 3  # first try and two retries
+
+
+async def test_a_single_rate_limit_is_retried_and_the_ask_succeeds(bot: Bot) -> None:
+    bot.emu.inject("chat.postMessage", RateLimited(retry_after=0), times=1)
+    asking = bot.ask(DB)
+    message = await bot.posted()
+    await bot.emu.person(ALICE).click(message, text="Postgres")
+    assert (await asking).answers[0].selected == ["Postgres"]
+
+
+async def test_a_single_503_is_retried_and_the_ask_succeeds(bot: Bot) -> None:
+    bot.emu.inject("chat.postMessage", ServerError(status=503), times=1)
+    asking = bot.ask(DB)
+    message = await bot.posted()
+    await bot.emu.person(ALICE).click(message, text="Postgres")
+    assert (await asking).answers[0].selected == ["Postgres"]

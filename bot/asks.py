@@ -66,6 +66,8 @@ class LiveAsk:
     deciding: bool = False
     # Held while parts are posted, so a settlement waits for every message it must update.
     posting: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # Taken back from the store after a restart: a part may be posted but not recorded.
+    recovering: bool = False
 
 
 def new_ask_id() -> str:
@@ -118,8 +120,30 @@ class Asks:
         route: ThreadRef | None = None,
         ask_id: str | None = None,
     ) -> AskRecord:
-        """Store the ask, then post it. A request Slack cannot show fails before anything is
-        posted; a known idempotency key returns the ask it already made."""
+        """Store the ask, then post it; `ASK_FAILED` if Slack cannot show it or refuses it."""
+        record, _ = await self.create(
+            request,
+            agent_id=agent_id,
+            agent_name=agent_name,
+            idempotency_key=idempotency_key,
+            route=route,
+            ask_id=ask_id,
+        )
+        return await self.post(record.id)
+
+    async def create(
+        self,
+        request: AskUserQuestionRequest,
+        *,
+        agent_id: str | None = None,
+        agent_name: str | None = None,
+        idempotency_key: str | None = None,
+        route: ThreadRef | None = None,
+        ask_id: str | None = None,
+    ) -> tuple[AskRecord, bool]:
+        """Store the ask without posting it (stored before shown). A request Slack cannot
+        show is refused here, stored nowhere; a known idempotency key returns its ask.
+        The flag says whether this call created the ask."""
         try:
             layout = lay_out(request)
         except Unshowable as error:
@@ -138,10 +162,20 @@ class Asks:
                 thread_ts=route.thread_ts if route else None,
             )
         )
-        if not created:
-            return await self._resume(record)
-        live = LiveAsk(record, layout)
-        self._live[record.id] = live
+        if created:
+            self._live[record.id] = LiveAsk(record, layout)
+        else:
+            self._take(record)
+        return record, created
+
+    async def post(self, ask_id: str) -> AskRecord:
+        """Post every part of the ask not yet posted (none twice); `ASK_FAILED` on refusal."""
+        live = self._live.get(ask_id)
+        if live is None:
+            record = await self.store.get(ask_id)
+            if record is None:
+                raise KeyError(ask_id)
+            return record
         await self._post(live)
         return live.record
 
@@ -149,17 +183,16 @@ class Asks:
         """After a restart: take every pending ask back in hand, posting what never was."""
         resumed = []
         for record in await self.store.pending():
-            resumed.append(await self._resume(record))
+            self._take(record)
+            try:
+                resumed.append(await self.post(record.id))
+            except UserQuestionError:
+                log.exception("ask %s could not be posted after the restart", record.id)
         return resumed
 
-    async def _resume(self, record: AskRecord) -> AskRecord:
-        if record.settled or record.id in self._live:
-            return record
-        live = LiveAsk(record, lay_out(record.request))
-        self._live[record.id] = live
-        if len(record.message_ts) < len(live.layout.parts):
-            await self._post(live)
-        return live.record
+    def _take(self, record: AskRecord) -> None:
+        if not record.settled and record.id not in self._live:
+            self._live[record.id] = LiveAsk(record, lay_out(record.request), recovering=True)
 
     async def _post(self, live: LiveAsk) -> None:
         """Post every part not yet posted; on failure the ask fails with Slack's error."""
@@ -186,7 +219,7 @@ class Asks:
                 )
                 live.record = record
             for part in range(len(record.message_ts), len(live.layout.parts)):
-                ts = await self._post_part(live, part)
+                ts = await self._find_posted(live, part) or await self._post_part(live, part)
                 record = live.record.model_copy(
                     update={"message_ts": [*live.record.message_ts, ts]}
                 )
@@ -196,6 +229,42 @@ class Asks:
                 )
         except (SlackCallFailed, NoChannel) as error:
             return error
+        return None
+
+    async def _find_posted(self, live: LiveAsk, part: int) -> str | None:
+        """The ts of part `part` if a crash came between posting it and recording it.
+
+        Only a part with a predecessor recorded or a stored-but-unposted ask after a
+        restart can be in this state; we look for our metadata among recent messages.
+        """
+        record = live.record
+        if not live.recovering or record.channel is None:
+            return None
+        try:
+            async with slack_call("conversations.history"):
+                if record.thread_ts is not None:
+                    response = await self.client.conversations_replies(
+                        channel=record.channel,
+                        ts=record.thread_ts,
+                        include_all_metadata=True,
+                        limit=200,
+                    )
+                else:
+                    response = await self.client.conversations_history(
+                        channel=record.channel, include_all_metadata=True, limit=200
+                    )
+        except SlackCallFailed:
+            log.warning("could not look for an unrecorded post of ask %s", record.id)
+            return None
+        for message in response.get("messages") or []:
+            meta = message.get("metadata") or {}
+            payload = meta.get("event_payload") or {}
+            if (
+                meta.get("event_type") == METADATA_EVENT
+                and payload.get("ask_id") == record.id
+                and payload.get("part") == part
+            ):
+                return str(message["ts"])
         return None
 
     async def _post_part(self, live: LiveAsk, part: int) -> str:

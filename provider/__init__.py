@@ -7,6 +7,7 @@ from .abort import AbortController, AbortSignal
 from .agents import Agent, AgentRegistry
 from .contract import AnswerContractError, AnswerRule, check_answer
 from .errors import ErrorCode, HarnessError, UserQuestionError
+from .relay_client import RelayProvider
 from .service import UserQuestionProvider, UserQuestionService
 from .tool import AskUserQuestionTool, ToolError, ToolResult, ask_user_question_tool
 from .types import (
@@ -36,6 +37,7 @@ __all__ = [
     "ErrorCode",
     "HarnessError",
     "PlanReviewIntent",
+    "RelayProvider",
     "ToolError",
     "ToolResult",
     "UserQuestionError",

@@ -60,8 +60,8 @@ class UserQuestionService:
 
         return dispose
 
-    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
-        """Run the checks in order (first failure wins), then ask the provider."""
+    def check(self, request: AskUserQuestionRequest) -> None:
+        """Run checks 1-5 in order and raise the first failure (a relay re-checks with this)."""
         # A caller that already gave up must not put a question in front of anyone.
         if request.signal is not None and request.signal.aborted:
             reason = request.signal.reason
@@ -84,6 +84,10 @@ class UserQuestionService:
                 raise bad_intent_label(question.id, question.intent.kind, question.intent.approve)
             if question.detail is None or not question.detail.strip():
                 raise bad_intent_detail(question.id, question.intent.kind)
+
+    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        """Run the checks in order (first failure wins), then ask the provider."""
+        self.check(request)
         provider = self._provider
         if provider is None:
             raise UserQuestionError(ErrorCode.NO_PROVIDER, NO_PROVIDER_MESSAGE)

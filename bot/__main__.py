@@ -1,0 +1,5 @@
+"""`python -m bot`."""
+
+from .cli import main
+
+raise SystemExit(main())

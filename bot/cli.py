@@ -1,0 +1,69 @@
+"""`python -m bot`: run the service, or run offline against the local Slack emulator."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+
+from .config import Config, ConfigError, Mode, load_config, parse_args
+from .server import Server
+from .slack_provider import StartupError
+
+log = logging.getLogger("bot")
+
+Runner = Callable[[asyncio.Event], Awaitable[int]]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the process exit code (2: cannot start)."""
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    logging.basicConfig(
+        level=os.environ.get("LOG_LEVEL", "INFO").upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        config = load_config(os.environ, args)
+    except ConfigError as error:
+        print(error, file=sys.stderr)
+        return 2
+    if config.mode is Mode.OFFLINE:
+        from .offline.run import run_offline
+
+        return asyncio.run(
+            _until_signalled(lambda stop: run_offline(config, stop, demo=not args.no_demo))
+        )
+    return asyncio.run(_until_signalled(lambda stop: _serve(config, stop)))
+
+
+async def _serve(config: Config, stop: asyncio.Event) -> int:
+    try:
+        server = await Server.start(config)
+    except StartupError as error:
+        print(f"cannot start: {error}", file=sys.stderr)
+        return 2
+    mode = "Socket Mode" if config.mode is Mode.SOCKET else "HTTP (Slack events at /slack/events)"
+    relay = (
+        "relay at /v1" if config.relay_token else "relay disabled (no SLACK_QUESTIONS_RELAY_TOKEN)"
+    )
+    print(f"slack-questions listening on {server.url}: {mode}, {relay}", flush=True)
+    await stop.wait()
+    log.info("shutting down: finishing acks in flight, keeping pending asks")
+    await server.close()
+    return 0
+
+
+async def _until_signalled(run: Runner) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        return await run(stop)
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)

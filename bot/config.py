@@ -1,0 +1,168 @@
+"""Configuration of `python -m bot`: environment variables and flags, checked at start-up.
+
+Every problem is reported at once, each saying which variable is wrong and what it should be.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, SecretStr
+
+from .slack_api import SLACK_API_URL
+
+
+class Mode(StrEnum):
+    """How the bot reaches Slack."""
+
+    HTTP = "http"  # Slack posts to /slack/events, signed with the signing secret
+    SOCKET = "socket"  # the bot opens a Socket Mode connection with the app token
+    OFFLINE = "offline"  # no credentials: the local emulator stands in for Slack
+
+
+class ConfigError(Exception):
+    """The configuration cannot work; the message lists every problem found."""
+
+
+class Config(BaseModel):
+    """Typed settings of the service."""
+
+    model_config = ConfigDict(frozen=True)
+
+    mode: Mode
+    bot_token: SecretStr | None = None
+    signing_secret: SecretStr | None = None
+    app_token: SecretStr | None = None
+    api_url: str = SLACK_API_URL
+    channel: str | None = None
+    responders: tuple[str, ...] = ()
+    db_path: Path = Path("slack-questions.db")
+    relay_token: SecretStr | None = None
+    host: str = "127.0.0.1"
+    port: int = 3000
+
+
+_TOKEN_PREFIXES = {"SLACK_BOT_TOKEN": "xoxb-", "SLACK_APP_TOKEN": "xapp-"}
+_SIGNING_SECRET = re.compile(r"^[0-9a-f]{32}$")
+_CHANNEL = re.compile(r"^[CG][A-Z0-9]{2,}$")
+_RESPONDER = re.compile(r"^[UWS][A-Z0-9]{2,}$")
+_RELAY_TOKEN_MIN = 16
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """The command-line flags (they override the environment)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bot",
+        description="slack-questions: let AI agents ask people in Slack. With no Slack "
+        "credentials it runs offline against a local Slack emulator with a demo agent.",
+    )
+    parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port to listen on (default 3000)")
+    parser.add_argument("--db", help="SQLite file for asks (SLACK_QUESTIONS_DB)")
+    parser.add_argument("--channel", help="channel id for questions (SLACK_QUESTIONS_CHANNEL)")
+    parser.add_argument(
+        "--no-demo", action="store_true", help="offline: do not start the demo agent"
+    )
+    return parser.parse_args(list(argv))
+
+
+def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
+    """Build the configuration, or raise `ConfigError` listing everything that is wrong."""
+    problems: list[str] = []
+
+    def get(name: str) -> str | None:
+        value = env.get(name, "").strip()
+        return value or None
+
+    bot_token, secret, app_token = (
+        get("SLACK_BOT_TOKEN"),
+        get("SLACK_SIGNING_SECRET"),
+        get("SLACK_APP_TOKEN"),
+    )
+    for name, value in (("SLACK_BOT_TOKEN", bot_token), ("SLACK_APP_TOKEN", app_token)):
+        prefix = _TOKEN_PREFIXES[name]
+        if value is not None and not value.startswith(prefix):
+            problems.append(f"{name} must start with {prefix!r} (it starts with {value[:5]!r})")
+    if bot_token is None and (secret or app_token):
+        given = "SLACK_SIGNING_SECRET" if secret else "SLACK_APP_TOKEN"
+        problems.append(
+            f"{given} is set but SLACK_BOT_TOKEN is missing: set the bot token "
+            "(xoxb-…, from OAuth & Permissions), or unset both to run offline"
+        )
+    if bot_token is None:
+        mode = Mode.OFFLINE
+    elif app_token is not None:
+        mode = Mode.SOCKET
+    else:
+        mode = Mode.HTTP
+        if secret is None:
+            problems.append(
+                "SLACK_SIGNING_SECRET is missing: HTTP mode needs it to verify Slack's requests "
+                "(Basic Information → App Credentials), or set SLACK_APP_TOKEN for Socket Mode"
+            )
+    if secret is not None and not _SIGNING_SECRET.match(secret):
+        problems.append("SLACK_SIGNING_SECRET must be the 32 hexadecimal characters Slack shows")
+
+    channel = args.channel or get("SLACK_QUESTIONS_CHANNEL")
+    if channel is not None and not _CHANNEL.match(channel):
+        problems.append(
+            f"SLACK_QUESTIONS_CHANNEL must be a channel id like C0123456789, not {channel!r}"
+        )
+    if mode is not Mode.OFFLINE and channel is None:
+        problems.append(
+            "SLACK_QUESTIONS_CHANNEL is missing: the id of the channel questions are posted in"
+        )
+
+    responders = tuple(re.split(r"[\s,]+", get("SLACK_QUESTIONS_RESPONDERS") or "")) or ()
+    responders = tuple(r for r in responders if r)
+    bad = [r for r in responders if not _RESPONDER.match(r)]
+    if bad:
+        problems.append(
+            "SLACK_QUESTIONS_RESPONDERS must list user ids (U…/W…) and user-group ids (S…), "
+            f"not {', '.join(repr(b) for b in bad)}"
+        )
+
+    relay_token = get("SLACK_QUESTIONS_RELAY_TOKEN")
+    if relay_token is not None and len(relay_token) < _RELAY_TOKEN_MIN:
+        problems.append(
+            f"SLACK_QUESTIONS_RELAY_TOKEN must be at least {_RELAY_TOKEN_MIN} characters"
+        )
+
+    port = args.port if args.port is not None else _port(get("PORT"), problems)
+    if not 0 <= port <= 65535:
+        problems.append(f"--port must be between 0 and 65535, not {port}")
+
+    api_url = get("SLACK_API_URL") or SLACK_API_URL
+    if not re.match(r"^https?://", api_url):
+        problems.append(f"SLACK_API_URL must be an http(s) URL, not {api_url!r}")
+    if not api_url.endswith("/"):
+        api_url += "/"
+
+    if problems:
+        raise ConfigError("cannot start:\n" + "\n".join(f"  - {p}" for p in problems))
+    return Config(
+        mode=mode,
+        bot_token=SecretStr(bot_token) if bot_token else None,
+        signing_secret=SecretStr(secret) if secret else None,
+        app_token=SecretStr(app_token) if app_token else None,
+        api_url=api_url,
+        channel=channel,
+        responders=responders,
+        db_path=Path(args.db or get("SLACK_QUESTIONS_DB") or "slack-questions.db"),
+        relay_token=SecretStr(relay_token) if relay_token else None,
+        host=args.host or get("HOST") or "127.0.0.1",
+        port=port,
+    )
+
+
+def _port(value: str | None, problems: list[str]) -> int:
+    if value is None:
+        return 3000
+    if not value.isdigit():
+        problems.append(f"PORT must be a number, not {value!r}")
+        return 3000
+    return int(value)

@@ -1,0 +1,36 @@
+"""Change notification: lets a test await a condition on the emulator instead of sleeping."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+
+class Changes:
+    """Wakes every waiter whenever something the emulator records or stores changes."""
+
+    def __init__(self) -> None:
+        self._waiters: set[asyncio.Future[None]] = set()
+
+    def notify(self) -> None:
+        for waiter in self._waiters:
+            if not waiter.done():
+                waiter.set_result(None)
+        self._waiters.clear()
+
+    async def wait_until(self, predicate: Callable[[], bool], *, within: float, what: str) -> None:
+        """Return once `predicate()` holds; raise TimeoutError naming `what` after `within` s."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within
+        while not predicate():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError(f"timed out after {within} s waiting for {what}")
+            waiter: asyncio.Future[None] = loop.create_future()
+            self._waiters.add(waiter)
+            try:
+                await asyncio.wait_for(waiter, remaining)
+            except TimeoutError:
+                pass
+            finally:
+                self._waiters.discard(waiter)

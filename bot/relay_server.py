@@ -1,0 +1,225 @@
+"""The relay API: agents in any process or language ask through HTTP; one table maps errors.
+
+POST   /v1/asks              create (idempotent with idempotency_key) -> 201 {id, state}
+GET    /v1/asks/{id}?wait=S  state, answer or error; held open up to S <= 60 s while pending
+DELETE /v1/asks/{id}         withdraw -> ASK_ABORTED
+GET    /v1/asks?state=…      list, newest first
+GET    /v1/openapi.json      this API, described
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Final
+
+from aiohttp import web
+from pydantic import SecretStr, ValidationError
+
+from provider import ErrorCode, UserQuestionError, UserQuestionService
+from provider.relay_wire import (
+    MAX_WAIT_SECONDS,
+    AskList,
+    AskState,
+    AskView,
+    CreateAsk,
+    ErrorBody,
+    FieldProblem,
+    Problem,
+)
+
+from .asks import Asks
+from .relay_openapi import openapi_document
+from .store import AskRecord, ThreadRef
+from .store import AskState as StoredState
+from .tasks import Tasks
+
+log = logging.getLogger(__name__)
+
+MAX_BODY_BYTES: Final = 256 * 1024
+LIST_LIMIT_MAX: Final = 500
+
+# The only place a seam error code becomes an HTTP status.
+STATUS_OF_CODE: Final[dict[str, int]] = {
+    ErrorCode.EMPTY_QUESTIONS: 400,
+    ErrorCode.BAD_INTENT: 400,
+    ErrorCode.CALLER_NOT_LIVE: 400,
+    ErrorCode.DELEGATED_CALLER: 400,
+    ErrorCode.ASK_FAILED: 422,
+    "INVALID_BODY": 400,
+    "UNAUTHORIZED": 401,
+    "NOT_FOUND": 404,
+    "BODY_TOO_LARGE": 413,
+    "RELAY_DISABLED": 503,
+}
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def problem(code: str, message: str, fields: list[FieldProblem] | None = None) -> web.Response:
+    """A 4xx/5xx response in the relay's error shape, its status from `STATUS_OF_CODE`."""
+    name = "UserQuestionError" if code in ErrorCode.__members__ else "RelayError"
+    body = Problem(error=ErrorBody(name=name, code=code, message=message), fields=fields or [])
+    response = web.json_response(body.to_wire(), status=STATUS_OF_CODE.get(code, 400))
+    if code == "UNAUTHORIZED":
+        response.headers["WWW-Authenticate"] = 'Bearer realm="slack-questions"'
+    return response
+
+
+def view_of(record: AskRecord) -> AskView:
+    """What the relay says about a stored ask."""
+    error = None
+    if record.error is not None:
+        error = ErrorBody(
+            name=record.error.name, code=record.error.code, message=record.error.message
+        )
+    return AskView(
+        id=record.id,
+        state=AskState(record.state.value),
+        answer=record.answer,
+        error=error,
+    )
+
+
+class RelayServer:
+    """Relay routes over `Asks`; requests are checked like the seam's own service checks."""
+
+    def __init__(self, asks: Asks, tasks: Tasks, token: SecretStr | None) -> None:
+        self._asks = asks
+        self._tasks = tasks
+        self._token = token.get_secret_value().encode() if token else None
+        self._checks = UserQuestionService()
+        self._closing = asyncio.Event()
+
+    def add_routes(self, app: web.Application) -> None:
+        """Mount the relay on `app` (its `client_max_size` should be `MAX_BODY_BYTES`)."""
+        app.router.add_get("/v1/openapi.json", self._openapi)
+        app.router.add_post("/v1/asks", self._guard(self._create))
+        app.router.add_get("/v1/asks", self._guard(self._list))
+        app.router.add_get("/v1/asks/{id}", self._guard(self._get))
+        app.router.add_delete("/v1/asks/{id}", self._guard(self._delete))
+
+    def close(self) -> None:
+        """Release held-open waits (they answer with the current state) for a quick shutdown."""
+        self._closing.set()
+
+    def _guard(self, handler: Handler) -> Handler:
+        async def guarded(request: web.Request) -> web.StreamResponse:
+            if self._token is None:
+                return problem(
+                    "RELAY_DISABLED",
+                    "the relay is disabled: set SLACK_QUESTIONS_RELAY_TOKEN to enable it",
+                )
+            scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+            # Constant time: a timing leak must not reveal the token byte by byte.
+            if scheme.lower() != "bearer" or not hmac.compare_digest(given.encode(), self._token):
+                return problem("UNAUTHORIZED", "missing or wrong bearer token")
+            return await handler(request)
+
+        return guarded
+
+    async def _openapi(self, request: web.Request) -> web.Response:
+        return web.json_response(openapi_document())
+
+    async def _create(self, request: web.Request) -> web.Response:
+        try:
+            raw = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            return problem("BODY_TOO_LARGE", f"the body is over {MAX_BODY_BYTES} bytes")
+        try:
+            body = CreateAsk.model_validate_json(raw)
+        except ValidationError as error:
+            return _invalid(error)
+        ask_request = body.request()
+        try:
+            self._checks.check(ask_request)
+            record, created = await self._asks.create(
+                ask_request,
+                agent_id=body.agent.id if body.agent else None,
+                agent_name=body.agent.name if body.agent else None,
+                idempotency_key=body.idempotency_key,
+                route=ThreadRef(channel=body.thread.channel, thread_ts=body.thread.thread_ts)
+                if body.thread
+                else None,
+            )
+        except UserQuestionError as error:
+            return problem(error.code, error.message)
+        if record.state is StoredState.PENDING:
+            # Answered 201 once stored; posting follows (and is retried on restart).
+            self._tasks.spawn(self._post(record.id), name=f"post {record.id}")
+        return web.json_response(view_of(record).to_wire(), status=201 if created else 200)
+
+    async def _post(self, ask_id: str) -> None:
+        try:
+            await self._asks.post(ask_id)
+        except UserQuestionError as error:
+            log.warning("relay ask %s failed: %s", ask_id, error.message)
+
+    async def _get(self, request: web.Request) -> web.Response:
+        ask_id = request.match_info["id"]
+        wait = request.query.get("wait", "0")
+        try:
+            seconds = float(wait)
+        except ValueError:
+            seconds = -1
+        if not 0 <= seconds <= MAX_WAIT_SECONDS:
+            return problem(
+                "INVALID_BODY",
+                f"wait must be a number of seconds from 0 to {MAX_WAIT_SECONDS}",
+                [FieldProblem(field="wait", message=f"got {wait!r}")],
+            )
+        record = await self._asks.store.get(ask_id)
+        if record is None:
+            return problem("NOT_FOUND", f"no ask {ask_id}")
+        if not record.settled and seconds > 0:
+            record = await self._wait(ask_id, seconds) or record
+        return web.json_response(view_of(record).to_wire())
+
+    async def _wait(self, ask_id: str, seconds: float) -> AskRecord | None:
+        settled = asyncio.ensure_future(self._asks.wait(ask_id))
+        closing = asyncio.ensure_future(self._closing.wait())
+        try:
+            await asyncio.wait({settled, closing}, timeout=seconds, return_when="FIRST_COMPLETED")
+        finally:
+            for waiter in (settled, closing):
+                waiter.cancel()
+            await asyncio.gather(settled, closing, return_exceptions=True)
+        return await self._asks.store.get(ask_id)
+
+    async def _delete(self, request: web.Request) -> web.Response:
+        ask_id = request.match_info["id"]
+        if await self._asks.store.get(ask_id) is None:
+            return problem("NOT_FOUND", f"no ask {ask_id}")
+        await self._asks.withdraw(ask_id, "the agent withdrew it through the relay")
+        record = await self._asks.store.get(ask_id)
+        assert record is not None
+        return web.json_response(view_of(record).to_wire())
+
+    async def _list(self, request: web.Request) -> web.Response:
+        state = request.query.get("state")
+        limit_text = request.query.get("limit", "100")
+        problems = []
+        if state is not None and state not in StoredState.__members__.values():
+            problems.append(FieldProblem(field="state", message="pending, answered or failed"))
+        if not limit_text.isdigit() or not 1 <= int(limit_text) <= LIST_LIMIT_MAX:
+            problems.append(FieldProblem(field="limit", message=f"1 to {LIST_LIMIT_MAX}"))
+        if problems:
+            return problem("INVALID_BODY", "invalid query", problems)
+        records = await self._asks.store.recent(
+            state=StoredState(state) if state else None, limit=int(limit_text)
+        )
+        return web.json_response(AskList(asks=[view_of(r) for r in records]).to_wire())
+
+
+def _invalid(error: ValidationError) -> web.Response:
+    fields = [
+        FieldProblem(field=".".join(str(p) for p in e["loc"]) or "body", message=e["msg"])
+        for e in error.errors()
+    ]
+    summary = "; ".join(f"{f.field}: {f.message}" for f in fields)
+    return problem("INVALID_BODY", f"invalid ask: {summary}", fields)
+
+
+__all__ = ["MAX_BODY_BYTES", "RelayServer"]

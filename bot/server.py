@@ -1,0 +1,149 @@
+"""The service `python -m bot` runs: Slack (HTTP or Socket Mode) and the relay on one port."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+
+from .config import Config, Mode
+from .relay_server import MAX_BODY_BYTES, RelayServer
+from .slack_api import SlackCallFailed, slack_call
+from .slack_provider import SlackQuestionProvider, SlackSettings, StartupError
+from .socket_mode import SocketModeRunner
+from .sqlite_store import SqliteStore, StoreError
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_GRACE_SECONDS = 5.0
+
+
+class Server:
+    """Everything the service runs, started in order and stopped in reverse."""
+
+    def __init__(
+        self,
+        config: Config,
+        store: SqliteStore,
+        provider: SlackQuestionProvider,
+        relay: RelayServer,
+        runner: web.AppRunner,
+        socket: SocketModeRunner | None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.provider = provider
+        self.relay = relay
+        self._runner = runner
+        self.socket = socket
+
+    @property
+    def url(self) -> str:
+        """Where the service listens, e.g. http://127.0.0.1:3000."""
+        host, port = self._runner.addresses[0][:2]
+        return f"http://{host}:{port}"
+
+    @classmethod
+    async def start(cls, config: Config) -> Server:
+        """Open the store, check Slack, listen, and take back pending asks."""
+        if config.bot_token is None or config.mode is Mode.OFFLINE:
+            raise StartupError("the server needs Slack credentials (offline mode wraps it)")
+        try:
+            store = await SqliteStore.open(config.db_path)
+        except StoreError as error:
+            raise StartupError(str(error)) from error
+        try:
+            provider = await SlackQuestionProvider.start(
+                SlackSettings(
+                    bot_token=config.bot_token.get_secret_value(),
+                    signing_secret=config.signing_secret.get_secret_value()
+                    if config.signing_secret
+                    else "",
+                    channel=config.channel,
+                    responders=config.responders,
+                    api_url=config.api_url,
+                ),
+                store=store,
+            )
+        except BaseException:
+            await store.close()
+            raise
+        try:
+            if config.channel is not None:
+                await check_membership(provider, config.channel)
+            relay = RelayServer(provider.asks, provider.tasks, config.relay_token)
+            app = web.Application(client_max_size=MAX_BODY_BYTES)
+            app.router.add_get("/healthz", _healthz)
+            relay.add_routes(app)
+            if config.mode is Mode.HTTP:
+                app.router.add_post("/slack/events", _slack_events(provider))
+            runner = web.AppRunner(app, shutdown_timeout=SHUTDOWN_GRACE_SECONDS, access_log=None)
+            await runner.setup()
+            try:
+                await web.TCPSite(runner, config.host, config.port).start()
+            except OSError as error:
+                await runner.cleanup()
+                raise StartupError(
+                    f"cannot listen on {config.host}:{config.port} ({error.strerror})"
+                ) from error
+            socket = None
+            if config.mode is Mode.SOCKET and config.app_token is not None:
+                socket = SocketModeRunner(
+                    provider.app, config.app_token.get_secret_value(), api_url=config.api_url
+                )
+                await socket.start()
+        except BaseException:
+            await provider.close()
+            await store.close()
+            raise
+        return cls(config, store, provider, relay, runner, socket)
+
+    async def close(self) -> None:
+        """Graceful: stop taking work, let acks in flight finish, keep every pending ask."""
+        self.relay.close()
+        if self.socket is not None:
+            await self.socket.close()
+        await self._runner.cleanup()
+        await self.provider.close()
+        await self.store.close()
+
+
+async def check_membership(provider: SlackQuestionProvider, channel: str) -> None:
+    """Fail start-up clearly when the bot cannot post in the questions channel."""
+    cursor = None
+    try:
+        while True:
+            async with slack_call("conversations.members"):
+                response = await provider.client.conversations_members(
+                    channel=channel, cursor=cursor, limit=1000
+                )
+            if provider.bot_user_id in (response.get("members") or []):
+                return
+            cursor = (response.get("response_metadata") or {}).get("next_cursor")
+            if not cursor:
+                break
+    except SlackCallFailed as failed:
+        raise StartupError(
+            f"cannot read channel {channel} ({failed.error}); check SLACK_QUESTIONS_CHANNEL "
+            "and that the bot is in it"
+        ) from failed
+    raise StartupError(
+        f"the bot is not a member of channel {channel}: invite it there (/invite @your-bot)"
+    )
+
+
+def _slack_events(
+    provider: SlackQuestionProvider,
+) -> Callable[[web.Request], Awaitable[web.Response]]:
+    async def handle(request: web.Request) -> web.Response:
+        bolt_request = await to_bolt_request(request)
+        bolt_response = await provider.app.async_dispatch(bolt_request)
+        return await to_aiohttp_response(bolt_response)
+
+    return handle
+
+
+async def _healthz(request: web.Request) -> web.Response:
+    return web.json_response({"ok": True})

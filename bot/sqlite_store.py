@@ -1,0 +1,372 @@
+"""`SqliteStore`: the `AskStore` on one SQLite file, so asks survive a restart of the bot.
+
+Every sqlite3 call runs on one worker thread that the store owns, never on the event loop:
+the connection is opened on that thread, used only there (sqlite3's own same-thread check
+stays on to prove it), and closed there. One worker also serialises the store's calls, so
+a transaction never interleaves with another of the same store. A call whose caller is
+cancelled still runs to the end (commit or rollback) on the worker.
+
+Durability: WAL journal with `synchronous=NORMAL`. A committed write survives the process
+being killed (SIGKILL included); after a power cut the last few commits may roll back, but
+the file stays consistent. Several processes may share the file: writers take the lock at
+`BEGIN IMMEDIATE` and wait up to `BUSY_TIMEOUT_MS` for each other.
+
+Layout (`PRAGMA user_version` is the schema version; `MIGRATIONS` takes a file forward):
+- `asks`: the record as JSON, beside the columns we query by (id, idempotency key, state,
+  created_at). The JSON is the truth; the columns are written from it in the same statement.
+- `events`: append-only (triggers refuse UPDATE and DELETE), ordered by `seq`.
+- `threads`: the thread each agent session posts in.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Self, TypeVar
+
+from .store import AskEvent, AskRecord, AskState, EventKind, ThreadRef
+
+T = TypeVar("T")
+
+BUSY_TIMEOUT_MS = 5000
+
+# MIGRATIONS[n] takes a file from schema version n to n + 1. Append, never edit: a file
+# already at version n + 1 will not run step n again. A later column is a new step, e.g.
+# ("ALTER TABLE asks ADD COLUMN channel TEXT",).
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    (
+        """CREATE TABLE IF NOT EXISTS asks (
+            id TEXT PRIMARY KEY,
+            idempotency_key TEXT UNIQUE,
+            state TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            record TEXT NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS asks_by_state ON asks (state, created_at)",
+        "CREATE INDEX IF NOT EXISTS asks_by_age ON asks (created_at)",
+        """CREATE TABLE IF NOT EXISTS events (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            ask_id TEXT NOT NULL REFERENCES asks (id),
+            at REAL NOT NULL,
+            kind TEXT NOT NULL,
+            actor TEXT,
+            detail TEXT NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS events_by_ask ON events (ask_id, seq)",
+        """CREATE TRIGGER IF NOT EXISTS events_are_never_updated BEFORE UPDATE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""",
+        """CREATE TRIGGER IF NOT EXISTS events_are_never_deleted BEFORE DELETE ON events
+        BEGIN SELECT RAISE(ABORT, 'events are append-only'); END""",
+        """CREATE TABLE IF NOT EXISTS threads (
+            session TEXT PRIMARY KEY,
+            channel TEXT NOT NULL,
+            thread_ts TEXT
+        )""",
+    ),
+)
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class StoreError(Exception):
+    """The ask store cannot be used; the message names the file and the cause."""
+
+    def __init__(self, path: Path, problem: str) -> None:
+        super().__init__(f"ask store {path}: {problem}")
+        self.path = path
+        self.problem = problem
+
+
+def migrate(
+    conn: sqlite3.Connection, path: Path, migrations: Sequence[Sequence[str]] = MIGRATIONS
+) -> None:
+    """Bring the file to the newest schema in one transaction; refuse a newer file.
+
+    The version is read under the write lock, so two processes opening one new file at
+    once cannot both run the same step.
+    """
+    with _transaction(conn):
+        found: int = conn.execute("PRAGMA user_version").fetchone()[0]
+        if found > len(migrations):
+            # Old code must not write into a layout it does not know.
+            raise StoreError(
+                path,
+                f"its schema version {found} is newer than this code knows "
+                f"({len(migrations)}); run a newer slack-questions",
+            )
+        for step in migrations[found:]:
+            for statement in step:
+                conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {len(migrations)}")
+
+
+class SqliteStore:
+    """An `AskStore` on a SQLite file. `await SqliteStore.open(path)`; `await close()`.
+
+    Also an async context manager: `async with SqliteStore(path) as store: ...`.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._executor: ThreadPoolExecutor | None = None
+        self._conn: sqlite3.Connection | None = None
+
+    @classmethod
+    async def open(cls, path: str | Path) -> SqliteStore:
+        """A started store on `path` (created with the current schema if absent)."""
+        store = cls(path)
+        await store.start()
+        return store
+
+    async def start(self) -> None:
+        """Open the file on the store's worker thread and bring its schema up to date."""
+        if self._executor is not None:
+            raise StoreError(self.path, "the store is already started")
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-store")
+        opening = executor.submit(self._connect)
+        try:
+            self._conn = await asyncio.wrap_future(opening)
+        except BaseException:
+            # Failed, or cancelled while connecting: whatever the worker opens, it closes
+            # next (one worker, so this runs after the connect has finished).
+            executor.submit(_close_opened, opening)
+            executor.shutdown(wait=False)
+            raise
+        self._executor = executor
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(self.path, isolation_level=None)
+        except sqlite3.Error as error:
+            raise StoreError(self.path, f"cannot open it ({error})") from error
+        try:
+            # The wait first: switching to WAL needs a moment alone with the file.
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            migrate(conn, self.path)
+        except StoreError:
+            conn.close()
+            raise
+        except sqlite3.Error as error:
+            conn.close()
+            raise StoreError(self.path, f"cannot open it ({error})") from error
+        return conn
+
+    async def close(self) -> None:
+        """Close the connection on its thread and let the thread go. Closing twice is fine."""
+        conn, executor = self._conn, self._executor
+        self._conn = self._executor = None
+        if executor is None:
+            return
+        try:
+            if conn is not None:
+                await asyncio.get_running_loop().run_in_executor(executor, conn.close)
+        finally:
+            # The close above was the last job: the worker exits at once, nothing to wait for.
+            executor.shutdown(wait=False)
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work` on the worker thread; SQLite's own errors become `StoreError`."""
+        conn, executor = self._conn, self._executor
+        if conn is None or executor is None:
+            raise StoreError(self.path, "the store is closed (or was never started)")
+        try:
+            return await asyncio.get_running_loop().run_in_executor(executor, work, conn)
+        except sqlite3.Error as error:
+            raise StoreError(self.path, str(error)) from error
+
+    # --- asks ------------------------------------------------------------------------------
+
+    async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
+        """See `AskStore.add`. The ask and its `created` event commit together; the
+        idempotency key is checked under the write lock, so racing adds make one ask."""
+
+        def add(conn: sqlite3.Connection) -> tuple[AskRecord, bool]:
+            with _transaction(conn):
+                if record.idempotency_key is not None:
+                    row = conn.execute(
+                        "SELECT record FROM asks WHERE idempotency_key = ?",
+                        (record.idempotency_key,),
+                    ).fetchone()
+                    if row is not None:
+                        return AskRecord.model_validate_json(row[0]), False
+                try:
+                    conn.execute(
+                        "INSERT INTO asks (id, idempotency_key, state, created_at, record)"
+                        " VALUES (?, ?, ?, ?, ?)",
+                        _ask_row(record),
+                    )
+                except sqlite3.IntegrityError as error:
+                    raise ValueError(f"an ask with id {record.id!r} is already stored") from error
+                _append(
+                    conn, AskEvent(ask_id=record.id, at=record.created_at, kind=EventKind.CREATED)
+                )
+            return record, True
+
+        return await self._run(add)
+
+    async def get(self, ask_id: str) -> AskRecord | None:
+        """See `AskStore.get`."""
+
+        def get(conn: sqlite3.Connection) -> AskRecord | None:
+            row = conn.execute("SELECT record FROM asks WHERE id = ?", (ask_id,)).fetchone()
+            return None if row is None else AskRecord.model_validate_json(row[0])
+
+        return await self._run(get)
+
+    async def save(self, record: AskRecord, event: AskEvent) -> None:
+        """See `AskStore.save`: the new record and its event commit together, or neither."""
+        if event.ask_id != record.id:
+            raise ValueError(f"event of ask {event.ask_id!r} saved with ask {record.id!r}")
+
+        def save(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                # An upsert, not INSERT OR REPLACE: the row keeps its rowid, so asks created
+                # at the same instant keep their order.
+                conn.execute(
+                    "INSERT INTO asks (id, idempotency_key, state, created_at, record)"
+                    " VALUES (?, ?, ?, ?, ?)"
+                    " ON CONFLICT (id) DO UPDATE SET idempotency_key = excluded.idempotency_key,"
+                    " state = excluded.state, created_at = excluded.created_at,"
+                    " record = excluded.record",
+                    _ask_row(record),
+                )
+                _append(conn, event)
+
+        await self._run(save)
+
+    async def log(self, event: AskEvent) -> None:
+        """See `AskStore.log`. `KeyError` if no ask has `event.ask_id`."""
+
+        def log(conn: sqlite3.Connection) -> None:
+            with _transaction(conn):
+                try:
+                    _append(conn, event)
+                except sqlite3.IntegrityError as error:
+                    raise KeyError(event.ask_id) from error
+
+        await self._run(log)
+
+    async def pending(self) -> list[AskRecord]:
+        """See `AskStore.pending`: oldest first (by created_at, then by when it was added)."""
+        return await self._run(
+            lambda conn: _records(
+                conn.execute(
+                    "SELECT record FROM asks WHERE state = ? ORDER BY created_at, rowid",
+                    (AskState.PENDING.value,),
+                )
+            )
+        )
+
+    async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
+        """See `AskStore.recent`: newest first (by created_at, then latest added)."""
+        if state is None:
+            query = "SELECT record FROM asks ORDER BY created_at DESC, rowid DESC LIMIT ?"
+            params: tuple[object, ...] = (limit,)
+        else:
+            query = (
+                "SELECT record FROM asks WHERE state = ?"
+                " ORDER BY created_at DESC, rowid DESC LIMIT ?"
+            )
+            params = (state.value, limit)
+        return await self._run(lambda conn: _records(conn.execute(query, params)))
+
+    async def events(self, ask_id: str) -> list[AskEvent]:
+        """See `AskStore.events`: in the order they were appended."""
+
+        def events(conn: sqlite3.Connection) -> list[AskEvent]:
+            rows = conn.execute(
+                "SELECT at, kind, actor, detail FROM events WHERE ask_id = ? ORDER BY seq",
+                (ask_id,),
+            )
+            return [
+                AskEvent(ask_id=ask_id, at=at, kind=EventKind(kind), actor=actor, detail=detail)
+                for at, kind, actor, detail in rows
+            ]
+
+        return await self._run(events)
+
+    # --- threads ---------------------------------------------------------------------------
+
+    async def thread(self, session: str) -> ThreadRef | None:
+        """See `AskStore.thread`."""
+
+        def thread(conn: sqlite3.Connection) -> ThreadRef | None:
+            row = conn.execute(
+                "SELECT channel, thread_ts FROM threads WHERE session = ?", (session,)
+            ).fetchone()
+            return None if row is None else ThreadRef(channel=row[0], thread_ts=row[1])
+
+        return await self._run(thread)
+
+    async def set_thread(self, session: str, ref: ThreadRef) -> None:
+        """See `AskStore.set_thread`: a later call for the session replaces the thread."""
+        await self._run(
+            lambda conn: conn.execute(
+                "INSERT INTO threads (session, channel, thread_ts) VALUES (?, ?, ?)"
+                " ON CONFLICT (session) DO UPDATE"
+                " SET channel = excluded.channel, thread_ts = excluded.thread_ts",
+                (session, ref.channel, ref.thread_ts),
+            )
+        )
+
+
+@contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """`BEGIN IMMEDIATE` … `COMMIT`, or `ROLLBACK` on any exception (a failed COMMIT too).
+
+    IMMEDIATE takes the write lock at the start, so a read-then-write (the idempotency
+    check, the schema version) cannot race another connection's write between the two.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:  # some errors (e.g. a full disk) have rolled back already
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _close_opened(opening: Future[sqlite3.Connection]) -> None:
+    if not opening.cancelled() and opening.exception() is None:
+        opening.result().close()
+
+
+def _ask_row(record: AskRecord) -> tuple[str, str | None, str, float, str]:
+    return (
+        record.id,
+        record.idempotency_key,
+        record.state.value,
+        record.created_at,
+        record.model_dump_json(),
+    )
+
+
+def _append(conn: sqlite3.Connection, event: AskEvent) -> None:
+    conn.execute(
+        "INSERT INTO events (ask_id, at, kind, actor, detail) VALUES (?, ?, ?, ?, ?)",
+        (event.ask_id, event.at, event.kind.value, event.actor, event.detail),
+    )
+
+
+def _records(rows: sqlite3.Cursor) -> list[AskRecord]:
+    return [AskRecord.model_validate_json(text) for (text,) in rows]

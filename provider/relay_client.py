@@ -1,0 +1,223 @@
+"""RelayProvider: the seam's provider for agents in other processes, over the relay API.
+
+It survives relay restarts and dropped connections: the ask is created with an idempotency
+key and waited on by id, so every retry re-attaches to the same ask. Cancelling the task
+that awaits `ask()` (or aborting its signal) withdraws the ask with `DELETE`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from types import TracebackType
+from typing import TypeVar
+
+import aiohttp
+from pydantic import ValidationError
+
+from .errors import ErrorCode, UserQuestionError, aborted
+from .relay_wire import AgentRef, AskState, AskView, CreateAsk, Problem
+from .types import AskUserQuestionAnswer, AskUserQuestionRequest
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+RETRY_STATUSES = frozenset({502, 503, 504})
+
+
+class _Retry(Exception):
+    """A transient failure: try again after a pause."""
+
+
+class RelayProvider:
+    """Asks through a slack-questions relay at `base_url` with a bearer `token`."""
+
+    def __init__(
+        self,
+        base_url: str,
+        token: str,
+        *,
+        wait_seconds: float = 30.0,
+        max_outage: float = 300.0,
+        first_retry: float = 0.1,
+        longest_retry: float = 2.0,
+        withdraw_within: float = 10.0,
+    ) -> None:
+        self._base = base_url.rstrip("/")
+        self._headers = {"Authorization": f"Bearer {token}"}
+        self._wait = wait_seconds
+        self._max_outage = max_outage
+        self._first_retry = first_retry
+        self._longest_retry = longest_retry
+        self._withdraw_within = withdraw_within
+        self._session: aiohttp.ClientSession | None = None
+        self._withdrawals: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    async def __aenter__(self) -> RelayProvider:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Stop unfinished withdrawals and close the HTTP session."""
+        self._closed = True
+        for task in list(self._withdrawals):
+            task.cancel()
+        await asyncio.gather(*self._withdrawals, return_exceptions=True)
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        """Create the ask on the relay and wait for its answer."""
+        body = CreateAsk(
+            questions=request.questions,
+            agent=AgentRef(id=request.agent.id, name=request.agent.name) if request.agent else None,
+            idempotency_key=uuid.uuid4().hex,
+        )
+        # Shielded: once sent, the ask exists on the relay and must be withdrawn, not lost.
+        creating = asyncio.ensure_future(self._patiently(lambda: self._create(body)))
+        try:
+            view = await asyncio.shield(creating)
+            view = await self._until_settled(view, request)
+        except asyncio.CancelledError:
+            # Withdraw first (within reason: the relay may be down), then let it through.
+            withdrawal = asyncio.ensure_future(self._withdraw(creating))
+            self._withdrawals.add(withdrawal)
+            withdrawal.add_done_callback(self._withdrawals.discard)
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+                await asyncio.wait_for(asyncio.shield(withdrawal), self._withdraw_within)
+            raise
+        if view.state is AskState.ANSWERED and view.answer is not None:
+            return view.answer
+        error = view.error
+        if error is None:
+            raise UserQuestionError(ErrorCode.ASK_FAILED, f"relay ask {view.id} failed")
+        code = (
+            ErrorCode(error.code) if error.code in ErrorCode.__members__ else ErrorCode.ASK_FAILED
+        )
+        raise UserQuestionError(code, error.message)
+
+    async def _withdraw(self, creating: asyncio.Future[AskView]) -> None:
+        try:
+            view = await creating
+            await self._patiently(lambda: self._delete(view.id))
+        except UserQuestionError as error:
+            log.warning("could not withdraw the ask: %s", error.message)
+
+    async def _until_settled(self, view: AskView, request: AskUserQuestionRequest) -> AskView:
+        signal = request.signal
+        ask_id = view.id
+        while view.state is AskState.PENDING:
+            poll = asyncio.ensure_future(self._patiently(lambda: self._get(ask_id)))
+            if signal is None:
+                view = await poll
+                continue
+            abort = asyncio.ensure_future(signal.wait())
+            try:
+                await asyncio.wait({poll, abort}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                abort.cancel()
+            if poll.done():
+                view = poll.result()
+                continue
+            poll.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await poll
+            view = await self._patiently(lambda: self._delete(ask_id))
+            if view.state is AskState.PENDING:  # pragma: no cover - the relay settles on DELETE
+                raise aborted()
+        return view
+
+    async def _patiently(self, call: Callable[[], Awaitable[T]]) -> T:
+        """Retry `call` through outages (restarts, drops) up to `max_outage` seconds."""
+        delay = self._first_retry
+        started = time.monotonic()
+        while True:
+            try:
+                return await call()
+            except _Retry as why:
+                if time.monotonic() - started > self._max_outage:
+                    raise UserQuestionError(
+                        ErrorCode.ASK_FAILED,
+                        f"the relay at {self._base} was unreachable for {self._max_outage:.0f} s",
+                        cause=why.__cause__,
+                    ) from why
+                log.info("relay unavailable (%s); retrying in %.1f s", why, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self._longest_retry)
+
+    async def _create(self, body: CreateAsk) -> AskView:
+        return await self._request("POST", "/v1/asks", json=body.to_wire())
+
+    async def _get(self, ask_id: str) -> AskView:
+        return await self._request(
+            "GET", f"/v1/asks/{ask_id}", params={"wait": str(self._wait)}, extra_time=self._wait
+        )
+
+    async def _delete(self, ask_id: str) -> AskView:
+        return await self._request("DELETE", f"/v1/asks/{ask_id}")
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: object = None,
+        params: dict[str, str] | None = None,
+        extra_time: float = 0.0,
+    ) -> AskView:
+        if self._closed:
+            raise UserQuestionError(ErrorCode.ASK_FAILED, "the RelayProvider is closed")
+        if self._session is None:
+            self._session = aiohttp.ClientSession()
+        timeout = aiohttp.ClientTimeout(total=extra_time + 30.0)
+        try:
+            async with self._session.request(
+                method,
+                self._base + path,
+                json=json,
+                params=params,
+                headers=self._headers,
+                timeout=timeout,
+            ) as response:
+                text = await response.text()
+                status = response.status
+        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as error:
+            raise _Retry(f"{type(error).__name__}: {error}") from error
+        if status in RETRY_STATUSES:
+            raise _Retry(f"HTTP {status}")
+        if status >= 400:
+            raise _failure(method, path, status, text)
+        try:
+            return AskView.model_validate_json(text)
+        except ValidationError as error:
+            raise UserQuestionError(
+                ErrorCode.ASK_FAILED, f"the relay answered {method} {path} with an unreadable body"
+            ) from error
+
+
+def _failure(method: str, path: str, status: int, text: str) -> UserQuestionError:
+    try:
+        problem = Problem.model_validate_json(text)
+    except ValidationError:
+        return UserQuestionError(ErrorCode.ASK_FAILED, f"relay {method} {path}: HTTP {status}")
+    code = problem.error.code
+    if code in ErrorCode.__members__:
+        return UserQuestionError(ErrorCode(code), problem.error.message)
+    return UserQuestionError(
+        ErrorCode.ASK_FAILED,
+        f"relay {method} {path}: HTTP {status} {code}: {problem.error.message}",
+    )

@@ -1,0 +1,107 @@
+"""The relay API's JSON bodies, shared by the relay server (bot) and RelayProvider."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
+
+from .types import (
+    AskUserQuestionAnswer,
+    AskUserQuestionItem,
+    AskUserQuestionRequest,
+    NonEmptyStr,
+    WireModel,
+)
+
+IdempotencyKey = Annotated[StrictStr, Field(min_length=1, max_length=200)]
+MAX_WAIT_SECONDS = 60
+
+
+class AgentRef(WireModel):
+    """The agent asking, as the relay knows it (its session gets one Slack thread)."""
+
+    id: NonEmptyStr
+    name: StrictStr | None = None
+
+
+class ThreadRoute(WireModel):
+    """Post in this channel (and thread) instead of the agent session's own thread."""
+
+    channel: NonEmptyStr
+    thread_ts: StrictStr | None = None
+
+
+class CreateAsk(WireModel):
+    """`POST /v1/asks`."""
+
+    questions: list[AskUserQuestionItem]
+    agent: AgentRef | None = None
+    idempotency_key: IdempotencyKey | None = None
+    thread: ThreadRoute | None = None
+
+    @field_validator("questions")
+    @classmethod
+    def _ids_are_unique(cls, questions: list[AskUserQuestionItem]) -> list[AskUserQuestionItem]:
+        AskUserQuestionRequest(questions=questions)  # one rule, one place
+        return questions
+
+    def request(self) -> AskUserQuestionRequest:
+        """The questions as a seam request."""
+        return AskUserQuestionRequest(questions=self.questions)
+
+
+class AskState(StrEnum):
+    """Where an ask stands, as the relay reports it."""
+
+    PENDING = "pending"
+    ANSWERED = "answered"
+    FAILED = "failed"
+
+
+class ResponseModel(BaseModel):
+    """A relay response: clients ignore fields newer servers add."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    def to_wire(self) -> dict[str, object]:
+        """The JSON-ready form, absent optionals left out."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+
+class ErrorBody(ResponseModel):
+    """A structured error: route on `code`, show `message`."""
+
+    name: str
+    code: str
+    message: str
+
+
+class FieldProblem(ResponseModel):
+    """One invalid field of a request body."""
+
+    field: str
+    message: str
+
+
+class Problem(ResponseModel):
+    """The body of every 4xx/5xx the relay answers."""
+
+    error: ErrorBody
+    fields: list[FieldProblem] = Field(default_factory=list)
+
+
+class AskView(ResponseModel):
+    """An ask as the relay reports it."""
+
+    id: str
+    state: AskState
+    answer: AskUserQuestionAnswer | None = None
+    error: ErrorBody | None = None
+
+
+class AskList(ResponseModel):
+    """`GET /v1/asks`."""
+
+    asks: list[AskView]

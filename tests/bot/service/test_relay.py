@@ -1,0 +1,241 @@
+"""The relay API over HTTP: create, wait, withdraw, list; and every refusal it answers."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import aiohttp
+
+from bot.emulator import Message, SlackEmulator
+from bot.server import Server
+
+from ..harness import ALICE, CHANNEL
+from .harness import in_process, relay
+
+DB = {
+    "id": "db",
+    "question": "Which database?",
+    "options": [{"label": "Postgres"}, {"label": "SQLite"}],
+}
+
+
+def ask_posts(emu: SlackEmulator) -> list[Message]:
+    return [
+        emu.message(CHANNEL, str(c.response["ts"]))
+        for c in emu.calls_to("chat.postMessage")
+        if c.ok and (c.params.get("metadata") or {}).get("event_type") == "slack_questions_ask"
+    ]
+
+
+async def posted(emu: SlackEmulator, n: int = 1) -> Message:
+    await emu.wait_for(lambda: len(ask_posts(emu)) >= n, what=f"ask message #{n}")
+    return ask_posts(emu)[n - 1]
+
+
+async def test_post_stores_the_ask_and_answers_201_pending(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    status, body = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB]})
+    assert status == 201
+    assert body == {"id": body["id"], "state": "pending"}
+    await posted(emu)
+
+
+async def test_get_with_wait_returns_the_answer_once_a_person_clicks(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    _, created = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB]})
+    waiting = asyncio.create_task(
+        relay(http, "GET", f"{server.url}/v1/asks/{created['id']}", params={"wait": "10"})
+    )
+    await emu.person(ALICE).click(await posted(emu), text="SQLite")
+    assert await waiting == (
+        200,
+        {
+            "id": created["id"],
+            "state": "answered",
+            "answer": {"answers": [{"id": "db", "selected": ["SQLite"]}]},
+        },
+    )
+
+
+async def test_get_without_wait_answers_at_once_while_pending(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    _, created = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB]})
+    assert await relay(http, "GET", f"{server.url}/v1/asks/{created['id']}") == (
+        200,
+        {"id": created["id"], "state": "pending"},
+    )
+
+
+async def test_the_same_idempotency_key_returns_the_same_ask_and_posts_once(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    body = {"questions": [DB], "idempotency_key": "run-42/step-3"}
+    first = await relay(http, "POST", f"{server.url}/v1/asks", json=body)
+    await posted(emu)
+    second = await relay(http, "POST", f"{server.url}/v1/asks", json=body)
+    await server.provider.idle()
+    assert first[0] == 201
+    assert second == (200, first[1])
+    assert len(ask_posts(emu)) == 1
+
+
+async def test_delete_withdraws_the_ask_as_ask_aborted(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    _, created = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB]})
+    message = await posted(emu)
+    status, body = await relay(http, "DELETE", f"{server.url}/v1/asks/{created['id']}")
+    assert status == 200
+    assert body["state"] == "failed"
+    assert body["error"]["code"] == "ASK_ABORTED"
+    assert body["error"]["message"] == (
+        "ask_user_question was aborted before the user answered: "
+        "the agent withdrew it through the relay"
+    )
+    assert "Withdrawn" in str(emu.message(CHANNEL, message.ts).blocks[-1])
+
+
+async def test_list_shows_pending_asks_newest_first(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    ids = []
+    for n in range(3):
+        _, created = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB]})
+        ids.append(created["id"])
+        await posted(emu, n + 1)
+    await relay(http, "DELETE", f"{server.url}/v1/asks/{ids[1]}")
+    status, body = await relay(http, "GET", f"{server.url}/v1/asks", params={"state": "pending"})
+    assert status == 200
+    assert [a["id"] for a in body["asks"]] == [ids[2], ids[0]]
+
+
+async def test_a_thread_route_posts_where_the_caller_says(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    started = await emu.person(ALICE).say(CHANNEL, "deploy please")
+    body = {"questions": [DB], "thread": {"channel": CHANNEL, "thread_ts": started.ts}}
+    await relay(http, "POST", f"{server.url}/v1/asks", json=body)
+    assert (await posted(emu)).thread_ts == started.ts
+
+
+async def test_an_agent_gets_its_own_thread(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    body = {"questions": [DB], "agent": {"id": "ci-bot", "name": "CI bot"}}
+    await relay(http, "POST", f"{server.url}/v1/asks", json=body)
+    message = await posted(emu)
+    root = emu.message(CHANNEL, str(message.thread_ts))
+    assert root.text == "CI bot needs answers from people"
+
+
+# --- refusals ---------------------------------------------------------------------------
+
+
+async def test_a_missing_token_is_401(server: Server, http: aiohttp.ClientSession) -> None:
+    status, body = await relay(http, "GET", f"{server.url}/v1/asks", token=None)
+    assert status == 401
+    assert body["error"] == {
+        "name": "RelayError",
+        "code": "UNAUTHORIZED",
+        "message": "missing or wrong bearer token",
+    }
+
+
+async def test_a_wrong_token_is_401_and_creates_nothing(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    status, _ = await relay(
+        http, "POST", f"{server.url}/v1/asks", token="not-the-token-0000", json={"questions": [DB]}
+    )
+    assert status == 401
+    assert await server.store.recent() == []
+
+
+async def test_an_invalid_body_is_400_naming_the_fields(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    body = {"questions": [{"id": "db", "options": [{"label": 3}]}], "agent": {"name": "x"}}
+    status, problem = await relay(http, "POST", f"{server.url}/v1/asks", json=body)
+    assert status == 400
+    assert problem["error"]["code"] == "INVALID_BODY"
+    assert sorted(f["field"] for f in problem["fields"]) == [
+        "agent.id",
+        "questions.0.options.0.label",
+        "questions.0.question",
+    ]
+
+
+async def test_a_body_that_is_not_json_is_400(server: Server, http: aiohttp.ClientSession) -> None:
+    status, problem = await relay(http, "POST", f"{server.url}/v1/asks", data=b"{not json")
+    assert status == 400
+    assert problem["error"]["code"] == "INVALID_BODY"
+
+
+async def test_no_questions_is_400_empty_questions(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    status, problem = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": []})
+    assert (status, problem["error"]["code"]) == (400, "EMPTY_QUESTIONS")
+    assert problem["error"]["message"] == "ask_user_question requires at least one question"
+
+
+async def test_a_bad_intent_is_400_bad_intent(server: Server, http: aiohttp.ClientSession) -> None:
+    plan = {**DB, "intent": {"kind": "plan-review", "approve": "Ship"}, "detail": "plan"}
+    status, problem = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [plan]})
+    assert (status, problem["error"]["code"]) == (400, "BAD_INTENT")
+
+
+async def test_a_request_slack_cannot_show_is_422_ask_failed(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    many = {"id": "q", "question": "Pick", "options": [{"label": str(i)} for i in range(101)]}
+    status, problem = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [many]})
+    assert (status, problem["error"]["code"]) == (422, "ASK_FAILED")
+    assert emu.calls_to("chat.postMessage") == []
+
+
+async def test_an_unknown_id_is_404(server: Server, http: aiohttp.ClientSession) -> None:
+    assert (await relay(http, "GET", f"{server.url}/v1/asks/nope"))[0] == 404
+    assert (await relay(http, "DELETE", f"{server.url}/v1/asks/nope"))[0] == 404
+
+
+async def test_a_wait_over_60_seconds_is_400(server: Server, http: aiohttp.ClientSession) -> None:
+    _, created = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB]})
+    status, problem = await relay(
+        http, "GET", f"{server.url}/v1/asks/{created['id']}", params={"wait": "61"}
+    )
+    assert (status, [f["field"] for f in problem["fields"]]) == (400, ["wait"])
+
+
+async def test_a_body_over_the_size_limit_is_413(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    huge = {"questions": [{"id": "q", "question": "x" * (300 * 1024)}]}
+    status, problem = await relay(http, "POST", f"{server.url}/v1/asks", json=huge)
+    assert (status, problem["error"]["code"]) == (413, "BODY_TOO_LARGE")
+
+
+async def test_without_a_relay_token_the_relay_is_disabled(
+    emu: SlackEmulator, tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    async with in_process(emu, tmp_path / "a.db", SLACK_QUESTIONS_RELAY_TOKEN="") as server:
+        status, problem = await relay(http, "GET", f"{server.url}/v1/asks")
+    assert (status, problem["error"]["code"]) == (503, "RELAY_DISABLED")
+
+
+async def test_the_openapi_document_describes_every_route(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    status, document = await relay(http, "GET", f"{server.url}/v1/openapi.json", token=None)
+    assert status == 200
+    assert document["openapi"] == "3.1.0"
+    assert sorted(document["paths"]) == ["/healthz", "/v1/asks", "/v1/asks/{id}"]
+    assert "CreateAsk" in document["components"]["schemas"]
+
+
+async def test_healthz_needs_no_token(server: Server, http: aiohttp.ClientSession) -> None:
+    assert await relay(http, "GET", f"{server.url}/healthz", token=None) == (200, {"ok": True})

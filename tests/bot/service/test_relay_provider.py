@@ -1,0 +1,106 @@
+"""RelayProvider: an agent in another process asks through the relay."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.emulator import SlackEmulator
+from bot.server import Server
+from provider import (
+    AbortController,
+    Agent,
+    AgentRegistry,
+    AskUserQuestionRequest,
+    ErrorCode,
+    RelayProvider,
+    UserQuestionError,
+    UserQuestionService,
+)
+
+from ..harness import ALICE, CHANNEL
+from .harness import RELAY_TOKEN
+from .proxy import CuttableProxy
+from .test_relay import DB, posted
+
+
+def request(**runtime: object) -> AskUserQuestionRequest:
+    return AskUserQuestionRequest.model_validate({"questions": [DB], **runtime})
+
+
+async def test_an_agent_asks_through_the_relay_and_gets_the_answer(
+    server: Server, emu: SlackEmulator
+) -> None:
+    registry = AgentRegistry()
+    agent = Agent("remote-1", name="Remote agent")
+    registry.enter(agent)
+    service = UserQuestionService(registry)
+    async with RelayProvider(server.url, RELAY_TOKEN) as relay_provider:
+        service.register_provider(relay_provider)
+        asking = asyncio.create_task(service.ask(request(agent=agent)))
+        message = await posted(emu)
+        await emu.person(ALICE).click(message, text="Postgres")
+        answer = await asking
+    assert answer.to_wire() == {"answers": [{"id": "db", "selected": ["Postgres"]}]}
+    root = emu.message(CHANNEL, str(message.thread_ts))
+    assert root.text == "Remote agent needs answers from people"
+
+
+async def test_an_abort_signal_withdraws_the_ask_on_the_relay(
+    server: Server, emu: SlackEmulator
+) -> None:
+    controller = AbortController()
+    async with RelayProvider(server.url, RELAY_TOKEN) as relay_provider:
+        asking = asyncio.create_task(relay_provider.ask(request(signal=controller.signal)))
+        message = await posted(emu)
+        controller.abort()
+        with pytest.raises(UserQuestionError) as caught:
+            await asking
+    assert caught.value.code is ErrorCode.ASK_ABORTED
+    await server.provider.idle()
+    assert "Withdrawn" in str(emu.message(CHANNEL, message.ts).blocks[-1])
+
+
+async def test_cancelling_the_ask_deletes_it_on_the_relay(
+    server: Server, emu: SlackEmulator
+) -> None:
+    async with RelayProvider(server.url, RELAY_TOKEN) as relay_provider:
+        asking = asyncio.create_task(relay_provider.ask(request()))
+        message = await posted(emu)
+        asking.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asking
+    [record] = await server.store.recent()
+    assert record.error is not None
+    assert record.error.code is ErrorCode.ASK_ABORTED
+    await server.provider.idle()
+    assert "Withdrawn" in str(emu.message(CHANNEL, message.ts).blocks[-1])
+
+
+async def test_a_connection_dropped_mid_wait_still_gets_the_answer(
+    server: Server, emu: SlackEmulator
+) -> None:
+    port = int(server.url.rsplit(":", 1)[1])
+    async with (
+        CuttableProxy(port) as proxy,
+        RelayProvider(proxy.url, RELAY_TOKEN) as relay_provider,
+    ):
+        asking = asyncio.create_task(relay_provider.ask(request()))
+        message = await posted(emu)
+        await emu.wait_for(lambda: proxy.connections >= 1, what="the long poll")
+        proxy.cut()  # the held-open GET dies mid-wait
+        await emu.person(ALICE).click(message, text="SQLite")
+        answer = await asyncio.wait_for(asking, 10)
+    assert answer.answers[0].selected == ["SQLite"]
+    assert proxy.connections >= 2  # it came back on a new connection
+
+
+async def test_a_wrong_token_is_ask_failed_naming_the_refusal(server: Server) -> None:
+    async with RelayProvider(server.url, "wrong-token-000000") as relay_provider:
+        with pytest.raises(UserQuestionError) as caught:
+            await relay_provider.ask(request())
+    assert caught.value.code is ErrorCode.ASK_FAILED
+    assert caught.value.message == (
+        "relay POST /v1/asks: HTTP 401 UNAUTHORIZED: missing or wrong bearer token"
+    )

@@ -36,6 +36,13 @@ class Callback(StrEnum):
 
 PICK_PATTERN: Final = re.compile(rf"^{Action.PICK}(\.\d+)?$")
 SKIP_VALUE: Final = "skip"
+# The numbers we write: ASCII digits, no leading zero ("٣" and "03" are not ours).
+NUMBER: Final = re.compile(r"0|[1-9][0-9]*")
+
+
+def parse_number(text: str) -> int | None:
+    """The number `text` spells the way we write numbers, else None."""
+    return int(text) if NUMBER.fullmatch(text) else None
 
 
 @dataclass(frozen=True)
@@ -52,10 +59,11 @@ class Ref:
     @classmethod
     def decode(cls, value: str) -> Ref:
         """Parse a value we wrote; `ValueError` for anything else."""
-        ask_id, sep, number = value.rpartition("/")
-        if not sep or not ask_id or not number.isdigit():
+        ask_id, sep, text = value.rpartition("/")
+        number = parse_number(text)
+        if not sep or not ask_id or number is None:
             raise ValueError(f"not a slack-questions value: {value!r}")
-        return cls(ask_id, int(number))
+        return cls(ask_id, number)
 
 
 class ViewMeta(BaseModel):

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
 
-from .actions import SKIP_VALUE
+from .actions import SKIP_VALUE, parse_number
 from .payloads import ElementState, StateValues
 from .render import AskLayout, QuestionLayout
 from .render.text import unescape
@@ -95,7 +95,8 @@ def _values(block: dict[str, ElementState]) -> list[str]:
 
 def _chosen(block: dict[str, ElementState], option_count: int) -> list[int]:
     # Values are option indexes we wrote; anything else is not ours and is ignored.
-    return [int(value) for value in _values(block) if value.isdigit() and int(value) < option_count]
+    numbers = (parse_number(value) for value in _values(block))
+    return [n for n in numbers if n is not None and n < option_count]
 
 
 def _text(block: dict[str, ElementState]) -> str:

@@ -21,6 +21,12 @@ LIST_OPTIONS_MAX = 10  # radio_buttons / checkboxes
 MESSAGE_BLOCKS_MAX = 50
 MODAL_BLOCKS_MAX = 100
 
+# Display limits past which a form shows a heading with "View all" (docs: Block Kit reference).
+OPTION_TEXT_MAX = 75
+OPTION_DESCRIPTION_MAX = 75
+INPUT_LABEL_MAX = 2000
+DETAIL_PREVIEW = 600
+
 # A message part holds its questions plus a heading block and the Submit row.
 PART_OVERHEAD_BLOCKS = 2
 # Beyond this many messages an ask floods its thread; the agent should split it.
@@ -37,6 +43,23 @@ class Element(StrEnum):
     CHECKBOXES = "checkboxes"
     MULTI_SELECT = "multi_static_select"
     TEXT = "plain_text_input"
+
+
+def needs_details(question: AskUserQuestionItem) -> bool:
+    """Whether the preview cuts something only the details view shows in full."""
+    return (
+        len(question.detail or "") > DETAIL_PREVIEW
+        or len(question.question) > INPUT_LABEL_MAX
+        or any(
+            len(o.label) > OPTION_TEXT_MAX or len(o.description or "") > OPTION_DESCRIPTION_MAX
+            for o in question.options or []
+        )
+    )
+
+
+def has_heading(question: AskUserQuestionItem) -> bool:
+    """Whether a form shows a heading block above the question's input."""
+    return bool(question.header or question.detail) or needs_details(question)
 
 
 @dataclass(frozen=True)
@@ -56,7 +79,7 @@ class QuestionLayout:
     @property
     def block_count(self) -> int:
         """Blocks this question takes in a form: heading, choice, Other, Skip."""
-        heading = 1 if self.question.header or self.question.detail else 0
+        heading = int(has_heading(self.question))
         return heading + 1 + int(self.has_options) + int(self.skippable)
 
 

@@ -46,8 +46,10 @@ def thread_root(agent_name: str | None, agent_id: str | None) -> MessageContent:
     blocks: list[Block] = [
         SectionBlock(
             block_id="sq~root",
-            text=MarkdownTextObject(verbatim=True, text=f":robot_face: *{name}* needs answers from people. "
-                "Its questions appear in this thread."
+            text=MarkdownTextObject(
+                verbatim=True,
+                text=f":robot_face: *{name}* needs answers from people. "
+                "Its questions appear in this thread.",
             ),
         )
     ]
@@ -55,7 +57,11 @@ def thread_root(agent_name: str | None, agent_id: str | None) -> MessageContent:
         blocks.append(
             ContextBlock(
                 block_id="sq~root.id",
-                elements=[MarkdownTextObject(verbatim=True, text=f"agent id `{escaped_within(agent_id, 200)}`")],
+                elements=[
+                    MarkdownTextObject(
+                        verbatim=True, text=f"agent id `{escaped_within(agent_id, 200)}`"
+                    )
+                ],
             )
         )
     return MessageContent(text=f"{name} needs answers from people", blocks=blocks)
@@ -77,7 +83,8 @@ def ask_message(
         heading += f" — part {part_number + 1} of {len(layout.parts)}"
     blocks: list[Block] = [
         SectionBlock(
-            block_id=layout.aux_block_id("p", part_number), text=MarkdownTextObject(verbatim=True, text=heading)
+            block_id=layout.aux_block_id("p", part_number),
+            text=MarkdownTextObject(verbatim=True, text=heading),
         )
     ]
     for q in part.questions:

@@ -16,14 +16,9 @@ from slack_sdk.models.views import View
 from provider import AskUserQuestionItem
 
 from ..actions import Action, Callback, ViewMeta
-from .layout import MODAL_BLOCKS_MAX, AskLayout
+from .layout import INPUT_LABEL_MAX, MODAL_BLOCKS_MAX, AskLayout
 from .message import agent_label
-from .question import (
-    INPUT_LABEL_MAX,
-    SECTION_TEXT_MAX,
-    TEXT_INPUT_MAX,
-    form_blocks,
-)
+from .question import SECTION_TEXT_MAX, TEXT_INPUT_MAX, form_blocks
 from .text import chunks, escape, truncate
 
 
@@ -36,8 +31,10 @@ def form_modal(
         ContextBlock(
             block_id=layout.aux_block_id("m", part_number),
             elements=[
-                MarkdownTextObject(verbatim=True, text=f"*{agent_label(agent_name, None)}* is waiting for this answer. "
-                    "Closing this form tells the agent the question was dismissed."
+                MarkdownTextObject(
+                    verbatim=True,
+                    text=f"*{agent_label(agent_name, None)}* is waiting for this answer. "
+                    "Closing this form tells the agent the question was dismissed.",
                 )
             ],
         )
@@ -110,7 +107,11 @@ def details_modal(questions: list[AskUserQuestionItem]) -> View:
         blocks.append(
             ContextBlock(
                 block_id="sq~d.more",
-                elements=[MarkdownTextObject(verbatim=True, text=f"_{hidden} more characters are not shown._")],
+                elements=[
+                    MarkdownTextObject(
+                        verbatim=True, text=f"_{hidden} more characters are not shown._"
+                    )
+                ],
             )
         )
     return View(

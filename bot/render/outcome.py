@@ -14,7 +14,7 @@ from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
 from .layout import MESSAGE_BLOCKS_MAX, AskLayout
 from .message import MessageContent
 from .question import SECTION_TEXT_MAX
-from .text import escaped_within, truncate
+from .text import cut_escaped, escaped_within, truncate
 
 SUMMARY_QUESTION_MAX = 300
 SUMMARY_ANSWER_MAX = 900
@@ -100,7 +100,7 @@ def settled_message(layout: AskLayout, part_number: int, settlement: Settlement)
         if current and len(current) + len(line) + 2 > SECTION_TEXT_MAX:
             blocks.append(_section(layout, len(blocks), current))
             current = ""
-        current = f"{current}\n\n{line}" if current else truncate(line, SECTION_TEXT_MAX)
+        current = f"{current}\n\n{line}" if current else cut_escaped(line, SECTION_TEXT_MAX)
     if current:
         blocks.append(_section(layout, len(blocks), current))
     blocks = blocks[:budget]
@@ -115,7 +115,9 @@ def settled_message(layout: AskLayout, part_number: int, settlement: Settlement)
 
 
 def _section(layout: AskLayout, n: int, text: str) -> SectionBlock:
-    return SectionBlock(block_id=layout.aux_block_id("a", n), text=MarkdownTextObject(verbatim=True, text=text))
+    return SectionBlock(
+        block_id=layout.aux_block_id("a", n), text=MarkdownTextObject(verbatim=True, text=text)
+    )
 
 
 def _plain(footer: str) -> str:

@@ -21,32 +21,26 @@ from slack_sdk.models.blocks import (
 from provider import AskUserQuestionItem
 
 from ..actions import SKIP_VALUE, Action, Ref
-from .layout import AskLayout, Element, QuestionLayout
-from .text import escaped_within, truncate
+from .layout import (
+    DETAIL_PREVIEW,
+    INPUT_LABEL_MAX,
+    OPTION_DESCRIPTION_MAX,
+    OPTION_TEXT_MAX,
+    AskLayout,
+    Element,
+    QuestionLayout,
+    has_heading,
+    needs_details,
+)
+from .text import cut_escaped, escaped_within, truncate
 
-OPTION_TEXT_MAX = 75
-OPTION_DESCRIPTION_MAX = 75
 BUTTON_TEXT_MAX = 75
-INPUT_LABEL_MAX = 2000
 SECTION_TEXT_MAX = 3000
-DETAIL_PREVIEW = 600
 PLACEHOLDER_MAX = 150
 TEXT_INPUT_MAX = 3000
 
 OTHER_BUTTON = "Other…"
 CUT_NOTE = "_Part of this question is cut short here; *View all* shows it in full._"
-
-
-def needs_details(question: AskUserQuestionItem) -> bool:
-    """Whether the preview cuts something only the details view shows in full."""
-    return (
-        len(question.detail or "") > DETAIL_PREVIEW
-        or len(question.question) > INPUT_LABEL_MAX
-        or any(
-            len(o.label) > OPTION_TEXT_MAX or len(o.description or "") > OPTION_DESCRIPTION_MAX
-            for o in question.options or []
-        )
-    )
 
 
 def heading_text(question: AskUserQuestionItem, *, with_question: bool) -> str:
@@ -59,7 +53,7 @@ def heading_text(question: AskUserQuestionItem, *, with_question: bool) -> str:
     if question.detail:
         preview = escaped_within(question.detail, DETAIL_PREVIEW)
         lines.append("\n".join(f"> {line}" for line in preview.splitlines()))
-    return truncate("\n".join(lines), SECTION_TEXT_MAX)
+    return cut_escaped("\n".join(lines), SECTION_TEXT_MAX)
 
 
 def options(question: AskUserQuestionItem, *, ask_id: str | None = None) -> list[Option]:
@@ -116,11 +110,12 @@ def form_blocks(layout: AskLayout, q: QuestionLayout, ask_id: str) -> list[Block
     """A question in a form: heading (if any), its input, "Other" and "Skip" inputs."""
     question = q.question
     blocks: list[Block] = []
-    if question.header or question.detail or needs_details(question):
+    if has_heading(question):
         blocks.append(
             SectionBlock(
                 block_id=layout.aux_block_id("h", q.index),
-                text=MarkdownTextObject(verbatim=True, text=heading_text(question, with_question=False) or CUT_NOTE
+                text=MarkdownTextObject(
+                    verbatim=True, text=heading_text(question, with_question=False) or CUT_NOTE
                 ),
                 accessory=(_details_button(ask_id, q.index) if needs_details(question) else None),
             )

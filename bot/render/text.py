@@ -26,6 +26,13 @@ def truncate(text: str, limit: int) -> str:
     return text[: limit - 1] + ELLIPSIS
 
 
+def cut_escaped(escaped: str, limit: int) -> str:
+    """Already-escaped mrkdwn cut to `limit` characters without splitting an entity."""
+    if len(escaped) <= limit:
+        return escaped
+    return escaped[: _safe_cut(escaped, limit - 1)] + ELLIPSIS
+
+
 def escaped_within(text: str, limit: int) -> str:
     """Escape `text` and cut it so the *escaped* form fits `limit` without splitting an entity."""
     escaped = escape(text)
@@ -64,8 +71,9 @@ def chunks(text: str, limit: int) -> list[str]:
 
 
 def _safe_cut(escaped: str, limit: int) -> int:
-    # Never split "&amp;" and friends in two: move the cut before an unfinished entity.
-    amp = escaped.rfind("&", max(0, limit - 5), limit)
-    if amp != -1 and ";" not in escaped[amp:limit]:
+    # Never split "&amp;" and friends in two: move the cut before an unfinished entity
+    # (unless the entity starts the piece, where moving would make no progress).
+    amp = escaped.rfind("&", max(0, limit - 4), limit)
+    if amp > 0 and ";" not in escaped[amp:limit]:
         return amp
     return limit

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -144,9 +145,8 @@ class SqliteStore:
         except sqlite3.Error as error:
             raise StoreError(self.path, f"cannot open it ({error})") from error
         try:
-            # The wait first: switching to WAL needs a moment alone with the file.
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
+            _use_wal(conn)
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn, self.path)
@@ -344,6 +344,25 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
         if conn.in_transaction:  # some errors (e.g. a full disk) have rolled back already
             conn.execute("ROLLBACK")
         raise
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch the file to WAL, waiting out other connections that are opening it too.
+
+    The switch needs the file alone, and SQLite reports "database is locked" at once
+    instead of calling the busy handler when another connection holds it, so the wait
+    is ours: on the worker thread, up to `BUSY_TIMEOUT_MS`.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            busy = error.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY
+            if not busy or time.monotonic() >= deadline:
+                raise
+        time.sleep(0.005)
 
 
 def _close_opened(opening: Future[sqlite3.Connection]) -> None:

@@ -60,6 +60,13 @@ class PartAnswer(Record):
     answers: list[AskUserQuestionAnswerItem]
 
 
+class Approval(Record):
+    """One reviewer's approval of a plan."""
+
+    by: str
+    at: float
+
+
 class AskRecord(Record):
     """One ask: the request, where it is shown, and how it ended."""
 
@@ -80,6 +87,10 @@ class AskRecord(Record):
     decided_at: float | None = None
     reason: str | None = None  # in people's words, why it ended (withdrawn, failed…)
     parts_done: dict[int, PartAnswer] = Field(default_factory=dict)
+    approvals: list[Approval] = Field(default_factory=list)  # plan reviews, in order
+    revision: int = 1  # plan reviews: 2 and up revise a declined plan of the same agent
+    revises: str | None = None  # the ask id of that declined plan
+    reminded_at: float | None = None
 
     @property
     def request(self) -> AskUserQuestionRequest:
@@ -104,6 +115,8 @@ class EventKind(StrEnum):
     CANCELLED = "cancelled"
     FAILED = "failed"
     REFUSED = "refused"
+    APPROVED = "approved"  # one approval of a plan that needs more
+    REMINDED = "reminded"
 
 
 class AskEvent(Record):
@@ -175,6 +188,8 @@ class MemoryStore:
         key = record.idempotency_key
         if key is not None and key in self._keys:
             return self._asks[self._keys[key]], False
+        if record.id in self._asks:
+            raise ValueError(f"ask {record.id} is already stored")
         self._asks[record.id] = record
         if key is not None:
             self._keys[key] = record.id
@@ -189,21 +204,28 @@ class MemoryStore:
 
     async def save(self, record: AskRecord, event: AskEvent) -> None:
         """See `AskStore.save`."""
+        if event.ask_id != record.id:
+            raise ValueError(f"event of ask {event.ask_id} saved with ask {record.id}")
         self._asks[record.id] = record
         self._events.setdefault(record.id, []).append(event)
 
     async def log(self, event: AskEvent) -> None:
         """See `AskStore.log`."""
-        self._events.setdefault(event.ask_id, []).append(event)
+        if event.ask_id not in self._asks:
+            raise KeyError(event.ask_id)
+        self._events[event.ask_id].append(event)
 
     async def pending(self) -> list[AskRecord]:
         """See `AskStore.pending`."""
-        return [r for r in self._asks.values() if r.state is AskState.PENDING]
+        pending = [r for r in self._asks.values() if r.state is AskState.PENDING]
+        return sorted(pending, key=lambda r: r.created_at)
 
     async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
         """See `AskStore.recent`."""
         chosen = [r for r in self._asks.values() if state is None or r.state is state]
-        return sorted(chosen, key=lambda r: r.created_at, reverse=True)[:limit]
+        # Newest first; among equal times, the one added last first (as SQLite orders them).
+        newest = sorted(reversed(chosen), key=lambda r: r.created_at, reverse=True)
+        return newest[:limit]
 
     async def events(self, ask_id: str) -> list[AskEvent]:
         """See `AskStore.events`."""

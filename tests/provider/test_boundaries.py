@@ -42,3 +42,12 @@ def test_the_vocabulary_imports_no_service_code() -> None:
         if isinstance(node, ast.ImportFrom) and node.level == 1
     }
     assert relative == {"abort", "agents"}
+
+
+def test_only_the_relay_client_talks_http() -> None:
+    users = sorted(
+        path.name
+        for path in PROVIDER_DIR.glob("*.py")
+        if any(name.split(".")[0] == "aiohttp" for name in imported_modules(path))
+    )
+    assert users == ["relay_client.py"]

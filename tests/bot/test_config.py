@@ -1,0 +1,104 @@
+"""Start-up configuration: modes, and a clear message for everything wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.config import ConfigError, Mode, load_config, parse_args
+
+SECRET = "0123456789abcdef0123456789abcdef"
+HTTP = {
+    "SLACK_BOT_TOKEN": "xoxb-1",
+    "SLACK_SIGNING_SECRET": SECRET,
+    "SLACK_QUESTIONS_CHANNEL": "C0QUESTION",
+}
+
+
+def problems(env: dict[str, str], *argv: str) -> str:
+    with pytest.raises(ConfigError) as caught:
+        load_config(env, parse_args(list(argv)))
+    return str(caught.value)
+
+
+def test_no_credentials_is_offline_mode() -> None:
+    assert load_config({}, parse_args([])).mode is Mode.OFFLINE
+
+
+def test_a_bot_token_and_signing_secret_is_http_mode() -> None:
+    config = load_config(HTTP, parse_args([]))
+    assert (config.mode, config.channel, config.port) == (Mode.HTTP, "C0QUESTION", 3000)
+
+
+def test_an_app_token_is_socket_mode_and_needs_no_signing_secret() -> None:
+    env = {**HTTP, "SLACK_APP_TOKEN": "xapp-1"}
+    del env["SLACK_SIGNING_SECRET"]
+    assert load_config(env, parse_args([])).mode is Mode.SOCKET
+
+
+def test_flags_override_the_environment() -> None:
+    config = load_config(
+        {**HTTP, "PORT": "4000"}, parse_args(["--port", "5000", "--host", "0.0.0.0"])
+    )
+    assert (config.host, config.port) == ("0.0.0.0", 5000)
+
+
+def test_responders_accept_users_and_groups_separated_by_commas_or_spaces() -> None:
+    config = load_config({**HTTP, "SLACK_QUESTIONS_RESPONDERS": "U1AB, S2CD W3EF"}, parse_args([]))
+    assert config.responders == ("U1AB", "S2CD", "W3EF")
+
+
+def test_the_api_url_gets_its_trailing_slash() -> None:
+    config = load_config({**HTTP, "SLACK_API_URL": "http://127.0.0.1:9/api"}, parse_args([]))
+    assert config.api_url == "http://127.0.0.1:9/api/"
+
+
+def test_a_signing_secret_without_a_bot_token_is_refused() -> None:
+    assert "SLACK_SIGNING_SECRET is set but SLACK_BOT_TOKEN is missing" in problems(
+        {"SLACK_SIGNING_SECRET": SECRET}
+    )
+
+
+def test_http_mode_without_a_signing_secret_is_refused() -> None:
+    env = {k: v for k, v in HTTP.items() if k != "SLACK_SIGNING_SECRET"}
+    assert "SLACK_SIGNING_SECRET is missing: HTTP mode needs it" in problems(env)
+
+
+def test_a_user_token_is_not_a_bot_token() -> None:
+    assert "SLACK_BOT_TOKEN must start with 'xoxb-' (it starts with 'xoxp-')" in problems(
+        {**HTTP, "SLACK_BOT_TOKEN": "xoxp-1"}
+    )
+
+
+def test_a_missing_channel_is_refused_online() -> None:
+    env = {k: v for k, v in HTTP.items() if k != "SLACK_QUESTIONS_CHANNEL"}
+    assert "SLACK_QUESTIONS_CHANNEL is missing" in problems(env)
+
+
+def test_a_channel_name_is_not_a_channel_id() -> None:
+    assert "must be a channel id like C0123456789, not '#general'" in problems(
+        {**HTTP, "SLACK_QUESTIONS_CHANNEL": "#general"}
+    )
+
+
+def test_every_problem_is_reported_at_once() -> None:
+    text = problems(
+        {
+            "SLACK_BOT_TOKEN": "xoxp-1",
+            "SLACK_SIGNING_SECRET": "short",
+            "SLACK_QUESTIONS_RESPONDERS": "alice",
+            "SLACK_QUESTIONS_RELAY_TOKEN": "tiny",
+        }
+    )
+    assert text.count("\n  - ") == 5
+    for fragment in (
+        "SLACK_BOT_TOKEN must start",
+        "SLACK_SIGNING_SECRET must be",
+        "SLACK_QUESTIONS_CHANNEL is missing",
+        "SLACK_QUESTIONS_RESPONDERS must list",
+        "SLACK_QUESTIONS_RELAY_TOKEN must be at least 16",
+    ):
+        assert fragment in text
+
+
+def test_a_port_out_of_range_is_refused() -> None:
+    assert "--port must be between 0 and 65535, not 70000" in problems(HTTP, "--port", "70000")

@@ -24,6 +24,11 @@ class Action(StrEnum):
     FORM = "sq_form"  # answer one part in a modal
     DETAILS = "sq_details"  # show everything the preview cut
     INPUT = "sq_input"  # inputs read from state on submit; they send nothing themselves
+    APPROVE = "sq_approve"  # plan review: one approval (confirmed first)
+    CHANGES = "sq_changes"  # plan review: open the "Request changes" modal
+    DISCUSS = "sq_discuss"  # plan review: end the ask as ASK_CANCELLED, talk in the thread
+    PLAN = "sq_plan"  # plan review: the whole plan in a modal, page by page
+    DIFF = "sq_diff"  # plan review: what changed since the declined revision
 
 
 class Callback(StrEnum):
@@ -32,6 +37,8 @@ class Callback(StrEnum):
     FORM = "sq_form"
     OTHER = "sq_other"
     DETAILS = "sq_details"
+    CHANGES = "sq_changes"
+    PLAN = "sq_plan"
 
 
 PICK_PATTERN: Final = re.compile(rf"^{Action.PICK}(\.\d+)?$")

@@ -7,6 +7,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from .interactions import Interactions
 from .listeners import register_actions, register_events, register_views
+from .listeners.team import register_team_view
+from .store import AskStore
 from .tasks import Tasks
 
 
@@ -15,6 +17,7 @@ def build_app(
     *,
     signing_secret: str,
     interactions: Interactions,
+    store: AskStore,
     tasks: Tasks,
 ) -> AsyncApp:
     """An AsyncApp that answers each request as soon as its listener acks.
@@ -30,4 +33,5 @@ def build_app(
     register_actions(app, interactions, tasks)
     register_views(app, interactions, tasks)
     register_events(app, interactions, tasks)
+    register_team_view(app, store, client, tasks)
     return app

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -24,8 +23,10 @@ from provider import (
 )
 from provider.errors import ABORTED_MESSAGE
 
+from .clock import Clock, SystemClock
 from .render import (
     AskLayout,
+    MessageContent,
     Settlement,
     Unshowable,
     Verdict,
@@ -33,6 +34,9 @@ from .render import (
     lay_out,
     settled_message,
 )
+from .render.plan_review import ReviewStatus, plan_review_message, settled_plan_review
+from .responders import mentions
+from .review import ReviewPolicies
 from .slack_api import SlackCallFailed, slack_call
 from .store import (
     AskError,
@@ -70,6 +74,19 @@ class LiveAsk:
     recovering: bool = False
 
 
+def is_plan_review(record: AskRecord) -> bool:
+    """Whether the ask is a lone plan-review question (shown as a plan review)."""
+    return len(record.questions) == 1 and record.questions[0].intent is not None
+
+
+def approved(record: AskRecord) -> bool:
+    """Whether a plan review ended approved."""
+    intent = record.questions[0].intent
+    if record.answer is None or intent is None:
+        return False
+    return record.answer.answers[0].selected == [intent.approve]
+
+
 def new_ask_id() -> str:
     """A fresh, unguessable ask id (short: it travels in every button value)."""
     return secrets.token_hex(8)
@@ -90,12 +107,16 @@ class Asks:
         client: AsyncWebClient,
         store: AskStore,
         threads: Threads,
-        clock: Callable[[], float] = time.time,
+        clock: Clock | None = None,
+        policies: ReviewPolicies | None = None,
     ) -> None:
         self.client = client
         self.store = store
         self.threads = threads
-        self.clock = clock
+        self.clock: Clock = clock or SystemClock()
+        self.policies = policies or ReviewPolicies()
+        # Called once an ask is fully posted (deadlines start watching it here).
+        self.on_posted: Callable[[LiveAsk], None] | None = None
         self._live: dict[str, LiveAsk] = {}
 
     # --- reading ---------------------------------------------------------------------------
@@ -150,16 +171,19 @@ class Asks:
             raise UserQuestionError(
                 ErrorCode.ASK_FAILED, f"Slack cannot show this ask: {error}", cause=error
             ) from error
+        revises = await self._declined_plan(agent_id) if layout.plan_review else None
         record, created = await self.store.add(
             AskRecord(
                 id=ask_id or new_ask_id(),
                 questions=request.questions,
-                created_at=self.clock(),
+                created_at=self.clock.now(),
                 agent_id=agent_id,
                 agent_name=agent_name,
                 idempotency_key=idempotency_key,
                 channel=route.channel if route else None,
                 thread_ts=route.thread_ts if route else None,
+                revision=revises.revision + 1 if revises else 1,
+                revises=revises.id if revises else None,
             )
         )
         if created:
@@ -167,6 +191,16 @@ class Asks:
         else:
             self._take(record)
         return record, created
+
+    async def _declined_plan(self, agent_id: str | None) -> AskRecord | None:
+        """The agent session's latest plan review, if it ended without approval."""
+        if agent_id is None:
+            return None
+        for record in await self.store.recent(limit=200):
+            if record.agent_id != agent_id or not is_plan_review(record):
+                continue
+            return None if approved(record) or not record.settled else record
+        return None
 
     async def post(self, ask_id: str) -> AskRecord:
         """Post every part of the ask not yet posted (none twice); `ASK_FAILED` on refusal."""
@@ -198,14 +232,17 @@ class Asks:
         """Post every part not yet posted; on failure the ask fails with Slack's error."""
         async with live.posting:
             failure = await self._post_parts(live)
-        if failure is not None:
-            await self.settle(
-                live.record.id,
-                verdict=Verdict.FAILED,
-                error=AskError(code=ErrorCode.ASK_FAILED, message=str(failure)),
-                reason=str(failure),
-            )
-            raise UserQuestionError(ErrorCode.ASK_FAILED, str(failure), cause=failure) from failure
+        if failure is None:
+            if self.on_posted is not None and live.record.id in self._live:
+                self.on_posted(live)
+            return
+        await self.settle(
+            live.record.id,
+            verdict=Verdict.FAILED,
+            error=AskError(code=ErrorCode.ASK_FAILED, message=str(failure)),
+            reason=str(failure),
+        )
+        raise UserQuestionError(ErrorCode.ASK_FAILED, str(failure), cause=failure) from failure
 
     async def _post_parts(self, live: LiveAsk) -> SlackCallFailed | NoChannel | None:
         try:
@@ -267,10 +304,40 @@ class Asks:
                 return str(message["ts"])
         return None
 
+    async def content(self, live: LiveAsk, part: int) -> MessageContent:
+        """A part's message while the ask is open."""
+        record = live.record
+        if live.layout.plan_review:
+            status = await self.review_status(record)
+            return plan_review_message(record.id, live.layout, record.agent_name, status)
+        return ask_message(record.id, live.layout, part, record.agent_name)
+
+    async def review_status(self, record: AskRecord) -> ReviewStatus:
+        """A plan review's approvals, what it needs, and its previous revision."""
+        policy = self.policies.for_channel(record.channel)
+        previous = await self.store.get(record.revises) if record.revises else None
+        return ReviewStatus(
+            needed=policy.approvals,
+            approvals=tuple((a.by, a.at) for a in record.approvals),
+            reviewers=mentions(policy.reviewers),
+            revision=record.revision,
+            previous_plan=previous.questions[0].detail if previous else None,
+            reminded=record.reminded_at is not None,
+        )
+
+    async def refresh(self, live: LiveAsk) -> None:
+        """Re-render an open ask in place (a plan review's approvals so far)."""
+        # Under the settlement's lock: a refresh must never land after the final update.
+        async with live.posting:
+            if live.deciding or live.record.id not in self._live:
+                return
+            for part in range(len(live.record.message_ts)):
+                await self._update(live, part, await self.content(live, part))
+
     async def _post_part(self, live: LiveAsk, part: int) -> str:
         record = live.record
         assert record.channel is not None
-        content = ask_message(record.id, live.layout, part, record.agent_name)
+        content = await self.content(live, part)
         async with slack_call("chat.postMessage"):
             response = await self.client.chat_postMessage(
                 channel=record.channel,
@@ -349,7 +416,7 @@ class Asks:
                 "answer": answer,
                 "error": error,
                 "decided_by": actor,
-                "decided_at": self.clock(),
+                "decided_at": self.clock.now(),
                 "reason": reason,
             }
         )
@@ -383,11 +450,22 @@ class Asks:
             await self.update_part(live, part, self.settlement_of(record, part))
 
     async def update_part(self, live: LiveAsk, part: int, settlement: Settlement) -> None:
+        """Show a part's settlement in place of its controls."""
+        record = live.record
+        if live.layout.plan_review:
+            status = await self.review_status(record)
+            content = settled_plan_review(
+                record.id, live.layout, record.agent_name, status, settlement
+            )
+        else:
+            content = settled_message(live.layout, part, settlement)
+        await self._update(live, part, content)
+
+    async def _update(self, live: LiveAsk, part: int, content: MessageContent) -> None:
         """chat.update one part's message; a failure is logged, the decision stands."""
         record = live.record
         if record.channel is None or part >= len(record.message_ts):
             return
-        content = settled_message(live.layout, part, settlement)
         try:
             async with slack_call("chat.update"):
                 await self.client.chat_update(
@@ -412,7 +490,7 @@ class Asks:
             )
         return Settlement(
             record.verdict or Verdict.FAILED,
-            at=record.decided_at or self.clock(),
+            at=record.decided_at or self.clock.now(),
             actor=record.decided_by,
             answers=answers,
             reason=record.reason,
@@ -422,10 +500,12 @@ class Asks:
         self, record: AskRecord, kind: EventKind, *, actor: str | None = None, detail: str = ""
     ) -> AskEvent:
         """An event of `record`, stamped now."""
-        return AskEvent(ask_id=record.id, at=self.clock(), kind=kind, actor=actor, detail=detail)
+        return AskEvent(
+            ask_id=record.id, at=self.clock.now(), kind=kind, actor=actor, detail=detail
+        )
 
     async def note(self, ask_id: str, kind: EventKind, actor: str | None, detail: str) -> None:
         """Log an event that changes nothing (a refused click, a late answer)."""
         await self.store.log(
-            AskEvent(ask_id=ask_id, at=self.clock(), kind=kind, actor=actor, detail=detail)
+            AskEvent(ask_id=ask_id, at=self.clock.now(), kind=kind, actor=actor, detail=detail)
         )

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
+from .review import PolicyError, ReviewPolicies, load_policies
 from .slack_api import SLACK_API_URL
 
 
@@ -44,6 +45,7 @@ class Config(BaseModel):
     relay_token: SecretStr | None = None
     host: str = "127.0.0.1"
     port: int = 3000
+    review: ReviewPolicies = ReviewPolicies()
 
 
 _TOKEN_PREFIXES = {"SLACK_BOT_TOKEN": "xoxb-", "SLACK_APP_TOKEN": "xapp-"}
@@ -142,6 +144,14 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
     if not api_url.endswith("/"):
         api_url += "/"
 
+    review = ReviewPolicies()
+    policy_file = get("SLACK_QUESTIONS_REVIEW_POLICY")
+    if policy_file is not None:
+        try:
+            review = load_policies(Path(policy_file))
+        except PolicyError as error:
+            problems.append(f"SLACK_QUESTIONS_REVIEW_POLICY: {error}")
+
     if problems:
         raise ConfigError("cannot start:\n" + "\n".join(f"  - {p}" for p in problems))
     return Config(
@@ -156,6 +166,7 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
         relay_token=SecretStr(relay_token) if relay_token else None,
         host=args.host or get("HOST") or "127.0.0.1",
         port=port,
+        review=review,
     )
 
 

@@ -22,10 +22,11 @@ from .actions import Ref, ViewMeta
 from .asks import Asks, LiveAsk
 from .payloads import StateValues
 from .render import Verdict, details_modal, form_modal, other_modal
+from .render.plan_review import changes_modal, diff_modal, plan_modal
 from .render.text import escaped_within
 from .responders import Responders
 from .slack_api import SlackCallFailed, slack_call
-from .store import AskError, AskRecord, AskState, EventKind, PartAnswer
+from .store import Approval, AskError, AskRecord, AskState, EventKind, PartAnswer
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +37,18 @@ class Interactions:
     def __init__(self, asks: Asks, responders: Responders) -> None:
         self.asks = asks
         self.responders = responders
+        self._reviewers: dict[tuple[str, ...], Responders] = {}
+
+    def who_may_answer(self, live: LiveAsk) -> Responders:
+        """A plan review's reviewers when its policy names them; else the responders."""
+        if not live.layout.plan_review:
+            return self.responders
+        reviewers = self.asks.policies.for_channel(live.record.channel).reviewers
+        if not reviewers:
+            return self.responders
+        if reviewers not in self._reviewers:
+            self._reviewers[reviewers] = Responders(self.responders.client, reviewers)
+        return self._reviewers[reviewers]
 
     # --- answering -------------------------------------------------------------------------
 
@@ -50,7 +63,116 @@ class Interactions:
         except ValueError:
             log.warning("ignoring pick of unknown option %s of ask %s", ref.number, ref.ask_id)
             return
+        if (
+            live.layout.plan_review
+            and question.intent
+            and item.selected == [question.intent.approve]
+        ):
+            await self._approve(live, user)
+            return
+        # Any decline ends a review at once, whatever approvals came before: fail closed.
         await self._answer(live, user, [item])
+
+    # --- plan reviews ----------------------------------------------------------------------
+
+    async def approve(self, user: str, ref: Ref) -> None:
+        """One reviewer approves; the plan is approved once the policy's count is reached."""
+        live = await self._admit(user, ref.ask_id)
+        if live is not None and live.layout.plan_review:
+            await self._approve(live, user)
+
+    async def _approve(self, live: LiveAsk, user: str) -> None:
+        record = live.record
+        question = live.layout.questions[0].question
+        assert question.intent is not None
+        if any(a.by == user for a in record.approvals):
+            await self._ephemeral(
+                record, user, "You already approved this plan; it needs another reviewer."
+            )
+            return
+        if live.deciding:
+            await self._too_late(user, record.id)
+            return
+        # Synchronous from the check to here: two approvals at once are both counted.
+        approvals = [*record.approvals, Approval(by=user, at=self.asks.clock.now())]
+        live.record = record.model_copy(update={"approvals": approvals})
+        needed = self.asks.policies.for_channel(record.channel).approvals
+        if len(approvals) < needed:
+            await self.asks.store.save(
+                live.record,
+                self.asks.event(
+                    live.record, EventKind.APPROVED, actor=user, detail=f"{len(approvals)}/{needed}"
+                ),
+            )
+            await self.asks.refresh(live)
+            return
+        item = AskUserQuestionAnswerItem(id=question.id, selected=[question.intent.approve])
+        await self._answer(live, user, [item])
+
+    async def discuss(self, user: str, ref: Ref) -> None:
+        """The reviewer would rather talk: the agent gets `ASK_CANCELLED`."""
+        live = await self._admit(user, ref.ask_id)
+        if live is None:
+            return
+        await self.asks.settle(
+            ref.ask_id,
+            verdict=Verdict.CANCELLED,
+            actor=user,
+            error=AskError(
+                code=ErrorCode.ASK_CANCELLED,
+                message=f"{user} chose to discuss the plan in the Slack thread instead",
+            ),
+        )
+
+    async def open_changes(self, user: str, ref: Ref, trigger_id: str) -> None:
+        """Open the "Request changes" modal."""
+        live = await self._admit(user, ref.ask_id)
+        if live is None:
+            return
+        view = changes_modal(ref.ask_id, live.layout.questions[0].question)
+        await self._open(live.record, user, trigger_id, view.to_dict(), push=False)
+
+    def check_changes(self, meta: ViewMeta, values: StateValues) -> dict[str, str]:
+        """Errors for a blank change request (empty: accept it)."""
+        return self.check_other(meta, values)
+
+    async def submit_changes(self, user: str, meta: ViewMeta, values: StateValues) -> None:
+        """The requested changes: the answer is the comment, with nothing selected."""
+        await self.submit_other(user, meta, values)
+
+    async def open_plan(
+        self, user: str, ref: Ref, trigger_id: str, *, view_id: str | None, view_hash: str | None
+    ) -> None:
+        """Show page `ref.number` of the whole plan (turning pages inside the modal)."""
+        record = await self._record(ref.ask_id)
+        if record is None or not record.questions[0].detail:
+            return
+        view = plan_modal(record.id, record.questions[0].detail, ref.number)
+        if view_id is None:
+            await self._open(record, user, trigger_id, view.to_dict(), push=False)
+            return
+        try:
+            async with slack_call("views.update"):
+                await self.asks.client.views_update(
+                    view_id=view_id, hash=view_hash, view=view.to_dict()
+                )
+        except SlackCallFailed as failed:
+            log.warning("ask %s: %s", record.id, failed)
+
+    async def open_diff(self, user: str, ref: Ref, trigger_id: str) -> None:
+        """Show what changed since the declined revision."""
+        record = await self._record(ref.ask_id)
+        if record is None or record.revises is None:
+            return
+        status = await self.asks.review_status(record)
+        diff = status.diff(record.questions[0].detail or "")
+        if diff is not None:
+            view = diff_modal(diff, record.revision)
+            await self._open(record, user, trigger_id, view.to_dict(), push=False)
+
+    async def _record(self, ask_id: str) -> AskRecord | None:
+        live = self.asks.live(ask_id)
+        return live.record if live else await self.asks.store.get(ask_id)
 
     async def submit_part(self, user: str, ref: Ref, values: StateValues) -> None:
         """Submit pressed under a form part in the message."""
@@ -122,7 +244,7 @@ class Interactions:
     async def form_closed(self, user: str, meta: ViewMeta) -> None:
         """The person closed the form: the agent is told the ask was dismissed."""
         live = self.asks.live(meta.ask)
-        if live is None or not await self.responders.allows(user):
+        if live is None or not await self.who_may_answer(live).allows(user):
             return
         await self.asks.settle(
             meta.ask,
@@ -171,12 +293,13 @@ class Interactions:
         if live is None:
             await self._too_late(user, ask_id)
             return None
-        if not await self.responders.allows(user):
+        allowed = self.who_may_answer(live)
+        if not await allowed.allows(user):
             await self.asks.note(ask_id, EventKind.REFUSED, user, "not an allowed responder")
             await self._ephemeral(
                 live.record,
                 user,
-                f"Only {self.responders.describe()} may answer this question, so nothing changed.",
+                f"Only {allowed.describe()} may answer this question, so nothing changed.",
             )
             return None
         done = live.record.parts_done.get(part) if part is not None else None
@@ -208,7 +331,7 @@ class Interactions:
             return
         done = {
             **live.record.parts_done,
-            part: PartAnswer(by=user, at=self.asks.clock(), answers=items),
+            part: PartAnswer(by=user, at=self.asks.clock.now(), answers=items),
         }
         live.record = live.record.model_copy(update={"parts_done": done})
         if len(done) < len(live.layout.parts):

@@ -15,6 +15,11 @@ log = logging.getLogger(__name__)
 GROUP_TTL_SECONDS = 60.0
 
 
+def mentions(ids: Iterable[str]) -> str:
+    """User and user-group ids as Slack mentions, comma separated."""
+    return ", ".join(f"<!subteam^{i}>" if i.startswith("S") else f"<@{i}>" for i in ids)
+
+
 class Responders:
     """The people allowed to answer; an empty set means anyone who can see the question."""
 
@@ -29,7 +34,7 @@ class Responders:
         # Slack user-group ids start with S; user ids with U (or W on Enterprise Grid).
         self.groups = frozenset(i for i in ids if i.startswith("S"))
         self.users = frozenset(i for i in ids if not i.startswith("S"))
-        self._client = client
+        self.client = client
         self._clock = clock
         self._members: dict[str, tuple[float, frozenset[str]]] = {}
 
@@ -40,9 +45,7 @@ class Responders:
 
     def describe(self) -> str:
         """The allowed people and groups as mentions, for a refusal message."""
-        mentions = [f"<@{u}>" for u in sorted(self.users)]
-        mentions += [f"<!subteam^{g}>" for g in sorted(self.groups)]
-        return ", ".join(mentions)
+        return mentions([*sorted(self.users), *sorted(self.groups)])
 
     async def allows(self, user_id: str) -> bool:
         """Whether `user_id` may answer (group membership looked up, cached for a minute)."""
@@ -59,7 +62,7 @@ class Responders:
             return cached[1]
         try:
             async with slack_call("usergroups.users.list"):
-                response = await self._client.usergroups_users_list(usergroup=group)
+                response = await self.client.usergroups_users_list(usergroup=group)
         except SlackCallFailed:
             # Fail closed: an unknown membership never grants the right to answer.
             log.exception("could not list members of user group %s", group)

@@ -64,6 +64,7 @@ class Server:
                     channel=config.channel,
                     responders=config.responders,
                     api_url=config.api_url,
+                    review=config.review,
                 ),
                 store=store,
             )

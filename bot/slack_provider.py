@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Callable, Sequence
 from types import TracebackType
 
@@ -22,8 +21,11 @@ from provider import (
 
 from .app import build_app
 from .asks import Asks, error_of, new_ask_id
+from .clock import Clock
+from .deadlines import Deadlines
 from .interactions import Interactions
 from .responders import Responders
+from .review import ReviewPolicies
 from .slack_api import SLACK_API_URL, SlackCallFailed, slack_call, web_client
 from .store import AskRecord, AskState, AskStore, MemoryStore, ThreadRef
 from .tasks import Tasks
@@ -42,6 +44,7 @@ class SlackSettings(BaseModel):
     channel: str | None = None
     responders: Sequence[str] = ()
     api_url: str = SLACK_API_URL
+    review: ReviewPolicies = ReviewPolicies()
 
 
 class StartupError(Exception):
@@ -67,6 +70,7 @@ class SlackQuestionProvider:
         interactions: Interactions,
         app: AsyncApp,
         bot_user_id: str,
+        deadlines: Deadlines,
     ) -> None:
         self.session = session
         self.client = client
@@ -77,6 +81,7 @@ class SlackQuestionProvider:
         self.interactions = interactions
         self.app = app
         self.bot_user_id = bot_user_id
+        self.deadlines = deadlines
         self._mine: set[str] = set()
 
     @classmethod
@@ -85,7 +90,7 @@ class SlackQuestionProvider:
         settings: SlackSettings,
         *,
         store: AskStore | None = None,
-        clock: Callable[[], float] = time.time,
+        clock: Clock | None = None,
     ) -> SlackQuestionProvider:
         """Check the token with auth.test, build the app, and take back pending asks."""
         session = aiohttp.ClientSession()
@@ -103,12 +108,17 @@ class SlackQuestionProvider:
             store = store or MemoryStore()
             tasks = Tasks()
             threads = Threads(client, store, settings.channel, clock=clock)
-            asks = Asks(client=client, store=store, threads=threads, clock=clock)
+            asks = Asks(
+                client=client, store=store, threads=threads, clock=clock, policies=settings.review
+            )
+            deadlines = Deadlines(asks)
+            asks.on_posted = deadlines.watch
             interactions = Interactions(asks, Responders(client, settings.responders))
             app = build_app(
                 client,
                 signing_secret=settings.signing_secret,
                 interactions=interactions,
+                store=store,
                 tasks=tasks,
             )
             provider = cls(
@@ -121,6 +131,7 @@ class SlackQuestionProvider:
                 interactions=interactions,
                 app=app,
                 bot_user_id=str(auth["user_id"]),
+                deadlines=deadlines,
             )
             await asks.recover()
             return provider
@@ -212,6 +223,7 @@ class SlackQuestionProvider:
         """Withdraw our in-process asks, finish background work, close the HTTP session."""
         for ask_id in sorted(self._mine):
             await self.asks.withdraw(ask_id, "the Slack provider shut down")
+        await self.deadlines.close()
         await self.tasks.drain()
         if self._owns_store:
             await self.store.close()

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections import defaultdict
-from collections.abc import Callable
 
 from slack_sdk.web.async_client import AsyncWebClient
 
+from .clock import Clock, SystemClock
 from .render import thread_root
 from .slack_api import SlackCallFailed, slack_call
 from .store import AskEvent, AskStore, EventKind, ThreadRef
@@ -27,12 +26,12 @@ class Threads:
         store: AskStore,
         channel: str | None,
         *,
-        clock: Callable[[], float] = time.time,
+        clock: Clock | None = None,
     ) -> None:
         self._client = client
         self._store = store
         self._channel = channel
-        self._clock = clock
+        self._clock: Clock = clock or SystemClock()
         # Two asks of one new session must not open two threads.
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
 
@@ -64,7 +63,7 @@ class Threads:
             await self._store.log(
                 AskEvent(
                     ask_id=ask_id,
-                    at=self._clock(),
+                    at=self._clock.now(),
                     kind=EventKind.THREAD_OPENED,
                     detail=f"{ref.channel} {ref.thread_ts}",
                 )

@@ -60,6 +60,56 @@ def register_actions(app: AsyncApp, interactions: Interactions, tasks: Tasks) ->
                 name="open details",
             )
 
+    @app.action(Action.APPROVE)
+    async def on_approve(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        payload = parse(BlockActions, body)
+        if payload and (ref := ref_of(payload.actions[0])):
+            tasks.spawn(interactions.approve(payload.user.id, ref), name="approve")
+
+    @app.action(Action.DISCUSS)
+    async def on_discuss(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        payload = parse(BlockActions, body)
+        if payload and (ref := ref_of(payload.actions[0])):
+            tasks.spawn(interactions.discuss(payload.user.id, ref), name="discuss")
+
+    @app.action(Action.CHANGES)
+    async def on_changes(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        payload = parse(BlockActions, body)
+        if payload and payload.trigger_id and (ref := ref_of(payload.actions[0])):
+            tasks.spawn(
+                interactions.open_changes(payload.user.id, ref, payload.trigger_id),
+                name="open changes",
+            )
+
+    @app.action(Action.PLAN)
+    async def on_plan(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        payload = parse(BlockActions, body)
+        if payload and payload.trigger_id and (ref := ref_of(payload.actions[0])):
+            view = payload.view if payload.container.type == "view" else None
+            tasks.spawn(
+                interactions.open_plan(
+                    payload.user.id,
+                    ref,
+                    payload.trigger_id,
+                    view_id=view.id if view else None,
+                    view_hash=view.hash if view else None,
+                ),
+                name="open plan",
+            )
+
+    @app.action(Action.DIFF)
+    async def on_diff(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        payload = parse(BlockActions, body)
+        if payload and payload.trigger_id and (ref := ref_of(payload.actions[0])):
+            tasks.spawn(
+                interactions.open_diff(payload.user.id, ref, payload.trigger_id), name="open diff"
+            )
+
     @app.action(Action.INPUT)
     async def on_input(ack: AsyncAck) -> None:
         # Inputs are read from state on submit; an event from one needs only its ack.

@@ -55,6 +55,21 @@ def register_views(app: AsyncApp, interactions: Interactions, tasks: Tasks) -> N
         await ack()
         tasks.spawn(interactions.submit_other(payload.user.id, meta, values), name="other")
 
+    @app.view(Callback.CHANGES)
+    async def on_changes_submitted(ack: AsyncAck, body: dict[str, Any]) -> None:
+        payload = parse(ViewSubmission, body)
+        meta = meta_of(payload.view.private_metadata) if payload else None
+        if payload is None or meta is None:
+            await ack()
+            return
+        values = payload.view.state.values
+        errors = interactions.check_changes(meta, values)
+        if errors:
+            await ack(response_action="errors", errors=errors)
+            return
+        await ack()
+        tasks.spawn(interactions.submit_changes(payload.user.id, meta, values), name="changes")
+
     @app.view(Callback.DETAILS)
     async def on_details_submitted(ack: AsyncAck) -> None:
         await ack()

@@ -31,6 +31,8 @@ DETAIL_PREVIEW = 600
 PART_OVERHEAD_BLOCKS = 2
 # Beyond this many messages an ask floods its thread; the agent should split it.
 PARTS_MAX = 20
+# A plan review's row: Approve, the declines, Request changes, Discuss, View plan.
+PLAN_OPTIONS_MAX = ACTIONS_ELEMENTS_MAX - 3
 
 
 class Element(StrEnum):
@@ -43,6 +45,7 @@ class Element(StrEnum):
     CHECKBOXES = "checkboxes"
     MULTI_SELECT = "multi_static_select"
     TEXT = "plain_text_input"
+    PLAN = "plan_review"  # a lone plan-review question: the plan, Approve and the declines
 
 
 def needs_details(question: AskUserQuestionItem) -> bool:
@@ -105,6 +108,11 @@ class AskLayout:
         return first.element in (Element.BUTTONS, Element.PICK_MENU)
 
     @property
+    def plan_review(self) -> bool:
+        """Whether the ask is shown as a plan review."""
+        return self.parts[0].questions[0].element is Element.PLAN
+
+    @property
     def questions(self) -> list[QuestionLayout]:
         """Every question, in request order."""
         return [q for part in self.parts for q in part.questions]
@@ -151,6 +159,15 @@ def _check_showable(question: AskUserQuestionItem) -> None:
 
 def _element(question: AskUserQuestionItem, batch: bool) -> Element:
     count_ = len(question.labels)
+    if (
+        question.intent is not None
+        and question.intent.kind == "plan-review"
+        and not batch
+        and not question.multi_select
+        and 0 < count_ <= PLAN_OPTIONS_MAX
+    ):
+        # What the rich view cannot express falls back to the generic rendering below.
+        return Element.PLAN
     if count_ == 0:
         return Element.TEXT
     if question.multi_select:

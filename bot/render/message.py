@@ -88,7 +88,7 @@ def ask_message(
         )
     ]
     for q in part.questions:
-        blocks.extend(form_blocks(layout, q, ask_id))
+        blocks.extend(form_blocks(layout, q, ask_id, in_modal=False))
     ref = Ref(ask_id, part_number).encode()
     blocks.append(
         ActionsBlock(

@@ -40,7 +40,7 @@ def form_modal(
         )
     ]
     for q in part.questions:
-        blocks.extend(form_blocks(layout, q, ask_id))
+        blocks.extend(form_blocks(layout, q, ask_id, in_modal=True))
     return View(
         type="modal",
         callback_id=Callback.FORM,

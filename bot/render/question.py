@@ -106,7 +106,9 @@ def one_click_blocks(layout: AskLayout, ask_id: str, q: QuestionLayout) -> list[
     return [section, ActionsBlock(block_id=question.id, elements=[*choices, other])]
 
 
-def form_blocks(layout: AskLayout, q: QuestionLayout, ask_id: str) -> list[Block]:
+def form_blocks(
+    layout: AskLayout, q: QuestionLayout, ask_id: str, *, in_modal: bool
+) -> list[Block]:
     """A question in a form: heading (if any), its input, "Other" and "Skip" inputs."""
     question = q.question
     blocks: list[Block] = []
@@ -125,7 +127,9 @@ def form_blocks(layout: AskLayout, q: QuestionLayout, ask_id: str) -> list[Block
             block_id=question.id,
             label=PlainTextObject(text=truncate(question.question, INPUT_LABEL_MAX), emoji=False),
             element=_input_element(q),
-            optional=True,  # we check answers ourselves, so Skip and Other can stand in
+            # Slack enforces required inputs only in modals, where Other and Skip must be able
+            # to stand in for the question's own input; we check every answer ourselves.
+            optional=in_modal,
         )
     )
     if q.has_options:

@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from bot import SlackQuestionProvider, SlackSettings
+from bot.clock import Clock
 from bot.emulator import ApiCall, Message, SlackEmulator
+from bot.review import ReviewPolicies
 from bot.store import AskStore
 from provider import (
     AbortSignal,
@@ -105,6 +107,8 @@ async def running_bot(
     responders: Sequence[str] = (),
     store: AskStore | None = None,
     channel: str | None = CHANNEL,
+    review: ReviewPolicies | None = None,
+    clock: Clock | None = None,
 ) -> AsyncIterator[Bot]:
     """Start the provider against `emu`, serve its Bolt app on 127.0.0.1, register it."""
     settings = SlackSettings(
@@ -113,8 +117,9 @@ async def running_bot(
         channel=channel,
         responders=responders,
         api_url=emu.api_url,
+        review=review or ReviewPolicies(),
     )
-    provider = await SlackQuestionProvider.start(settings, store=store)
+    provider = await SlackQuestionProvider.start(settings, store=store, clock=clock)
     runner = web.AppRunner(provider.app.web_app(path="/slack/events"), shutdown_timeout=1.0)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)

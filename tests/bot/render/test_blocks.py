@@ -549,7 +549,16 @@ def test_each_form_shape_gets_its_input_element() -> None:
         "plain_text_input",
     ]
     assert {by_id(blocks, i)["element"]["action_id"] for i in ids} == {"sq_input"}
-    assert all(by_id(blocks, i)["optional"] is True for i in ids)
+    # Messages never enforce required inputs, so the question reads without "(optional)".
+    assert all(by_id(blocks, i)["optional"] is False for i in ids)
+
+
+def test_a_form_modal_leaves_every_input_optional_so_other_and_skip_can_stand_in() -> None:
+    layout = lay_out(request([plain("radio", options=short_options(3)), plain("text")]))
+    view = form_modal(ASK, layout, 0, None, "C1").to_dict()
+    inputs = [b for b in view["blocks"] if b["type"] == "input"]
+    assert inputs
+    assert all(b["optional"] is True for b in inputs)
 
 
 def test_form_options_are_valued_by_index_with_descriptions_cut_to_75() -> None:

@@ -1,0 +1,112 @@
+"""Deadlines of plan reviews: a reminder that mentions the reviewers, then expiry.
+
+Expiry ends the ask as `ASK_ABORTED` with a reason; it never approves anything.
+Timers are rebuilt from `created_at` after a restart, so a restart neither resets nor skips them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from provider import ErrorCode
+from provider.errors import ABORTED_MESSAGE
+
+from .asks import Asks, LiveAsk
+from .render import Verdict
+from .responders import mentions
+from .review import ReviewPolicy
+from .slack_api import SlackCallFailed, slack_call
+from .store import AskError, EventKind
+
+log = logging.getLogger(__name__)
+
+
+def spoken(seconds: float) -> str:
+    """A duration as people say it: 90 s, 15 min, 2 h, 1 d."""
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)} {unit}"
+    return f"{seconds:g} s"
+
+
+class Deadlines:
+    """Starts one timer per plan review whose policy has a reminder or an expiry."""
+
+    def __init__(self, asks: Asks) -> None:
+        self._asks = asks
+        self._timers: dict[str, asyncio.Task[None]] = {}
+
+    def watch(self, live: LiveAsk) -> None:
+        """Start the ask's timer, if its policy sets deadlines (idempotent)."""
+        record = live.record
+        policy = self._asks.policies.for_channel(record.channel)
+        if not live.layout.plan_review or record.id in self._timers:
+            return
+        if policy.remind_after is None and policy.expire_after is None:
+            return
+        timer = asyncio.create_task(self._run(record.id, policy), name=f"deadline {record.id}")
+        self._timers[record.id] = timer
+        timer.add_done_callback(lambda _: self._timers.pop(record.id, None))
+
+    async def _run(self, ask_id: str, policy: ReviewPolicy) -> None:
+        try:
+            live = self._asks.live(ask_id)
+            if live is None:
+                return
+            created = live.record.created_at
+            if policy.remind_after is not None and live.record.reminded_at is None:
+                await self._asks.clock.sleep_until(created + policy.remind_after)
+                await self._remind(ask_id, policy, policy.remind_after)
+            if policy.expire_after is not None:
+                await self._asks.clock.sleep_until(created + policy.expire_after)
+                reason = f"the review expired after {spoken(policy.expire_after)} without approval"
+                await self._asks.settle(
+                    ask_id,
+                    verdict=Verdict.EXPIRED,
+                    error=AskError(
+                        code=ErrorCode.ASK_ABORTED, message=f"{ABORTED_MESSAGE}: {reason}"
+                    ),
+                    reason=reason,
+                )
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("deadline of ask %s failed", ask_id)
+
+    async def _remind(self, ask_id: str, policy: ReviewPolicy, after: float) -> None:
+        live = self._asks.live(ask_id)
+        channel = live.record.channel if live else None
+        if live is None or channel is None:
+            return
+        record = live.record
+        who = mentions(policy.reviewers)
+        text = f"{who + ': t' if who else 'T'}his plan has waited {spoken(after)} for review."
+        thread = record.thread_ts or (record.message_ts[0] if record.message_ts else None)
+        try:
+            async with slack_call("chat.postMessage"):
+                await self._asks.client.chat_postMessage(
+                    channel=channel, thread_ts=thread, text=text
+                )
+        except SlackCallFailed:
+            log.exception("could not remind the reviewers of ask %s", ask_id)
+            return
+        live.record = record.model_copy(update={"reminded_at": self._asks.clock.now()})
+        await self._asks.store.save(
+            live.record, self._asks.event(live.record, EventKind.REMINDED, detail=text)
+        )
+
+    @property
+    def watching(self) -> int:
+        """How many timers run."""
+        return len(self._timers)
+
+    async def close(self) -> None:
+        """Stop every timer (they are rebuilt from the store after a restart)."""
+        timers = list(self._timers.values())
+        for timer in timers:
+            timer.cancel()
+        for timer in timers:
+            with contextlib.suppress(asyncio.CancelledError):
+                await timer

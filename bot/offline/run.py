@@ -1,0 +1,93 @@
+"""Offline mode: the local Slack emulator, the real service against it, a demo agent, a terminal."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import sys
+import tempfile
+from pathlib import Path
+
+from pydantic import SecretStr
+
+from provider import AgentRegistry, UserQuestionService
+
+from ..config import Config, Mode
+from ..emulator import SlackEmulator, seed_workspace
+from ..server import Server
+from .demo import run_demo
+from .terminal import Terminal
+
+YOU = "U0YOU00001"
+
+
+async def run_offline(config: Config, stop: asyncio.Event, *, demo: bool = True) -> int:
+    """Run until `stop` is set; returns the exit code."""
+    emu = SlackEmulator(
+        signing_secret=secrets.token_hex(16),
+        bot_token=f"xoxb-offline-{secrets.token_hex(8)}",
+        app_token=f"xapp-offline-{secrets.token_hex(8)}",
+    )
+    seeded = seed_workspace(emu.workspace, bot_user_id=emu.bot_user_id)
+    emu.workspace.add_user(YOU, name="you", real_name="You", display_name="you")
+    emu.workspace.add_member(seeded.channel_id, YOU)
+    await emu.start(host=config.host, port=0)
+    # A fresh store each run: the emulator's messages do not outlive it either.
+    with tempfile.TemporaryDirectory(prefix="slack-questions-offline-") as tmp:
+        try:
+            server = await Server.start(
+                config.model_copy(
+                    update={
+                        "mode": Mode.HTTP,
+                        "bot_token": SecretStr(emu.bot_token),
+                        "signing_secret": SecretStr(emu.signing_secret),
+                        "api_url": emu.api_url,
+                        "channel": seeded.channel_id,
+                        "db_path": Path(tmp) / "asks.db",
+                    }
+                )
+            )
+        except BaseException:
+            await emu.stop()
+            raise
+        emu.request_url = f"{server.url}/slack/events"
+        print(
+            f"Offline: a local Slack emulator stands in for Slack ({emu.api_url}).\n"
+            f"You are @you in #agent-questions. The service listens on {server.url}"
+            + (" (relay at /v1)." if config.relay_token else ".")
+            + "\nType h for help, Ctrl-C to stop.\n",
+            flush=True,
+        )
+        reader, transport = await _stdin_reader()
+        terminal = Terminal(emu, YOU, input=reader, output=sys.stdout)
+        agents = AgentRegistry()
+        service = UserQuestionService(agents)
+        dispose = server.provider.register(service)
+        background = [asyncio.create_task(terminal.run(), name="terminal")]
+        if demo:
+            background.append(
+                asyncio.create_task(run_demo(service, agents, terminal.say), name="demo agent")
+            )
+        try:
+            await stop.wait()
+        finally:
+            for task in background:
+                task.cancel()
+            for task in background:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            dispose()
+            transport.close()
+            await server.close()
+            await emu.stop()
+    return 0
+
+
+async def _stdin_reader() -> tuple[asyncio.StreamReader, asyncio.BaseTransport]:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), sys.stdin
+    )
+    return reader, transport

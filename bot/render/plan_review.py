@@ -1,0 +1,317 @@
+"""A plan review in Slack: the plan, its approval state, Approve / decline / changes / discuss."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ConfirmObject,
+    ContextBlock,
+    HeaderBlock,
+    InputBlock,
+    MarkdownTextObject,
+    PlainTextInputElement,
+    PlainTextObject,
+    SectionBlock,
+)
+from slack_sdk.models.views import View
+
+from provider import AskUserQuestionItem
+
+from ..actions import Action, Callback, Ref, ViewMeta
+from .layout import AskLayout
+from .message import MessageContent, agent_label
+from .outcome import Settlement, Verdict, answer_text, when
+from .plan import PlanDiff, plan_diff, plan_pages, plan_preview
+from .question import BUTTON_TEXT_MAX, SECTION_TEXT_MAX
+from .text import chunks, escape, escaped_within, truncate
+
+DIFF_PREVIEW_LINES = 12
+COMMENT_MAX = 3000
+
+
+@dataclass(frozen=True)
+class ReviewStatus:
+    """Where a review stands: what it needs, who approved, and what changed since last time."""
+
+    needed: int = 1
+    approvals: tuple[tuple[str, float], ...] = ()
+    reviewers: str = ""  # mentions of who may approve; empty: anyone who may answer
+    revision: int = 1
+    previous_plan: str | None = None
+    reminded: bool = False
+
+    def diff(self, plan: str) -> PlanDiff | None:
+        """The changes from the previous revision, if there is one."""
+        return plan_diff(self.previous_plan, plan) if self.previous_plan is not None else None
+
+
+@dataclass(frozen=True)
+class _Parts:
+    heading: list[Block] = field(default_factory=list)
+    plan: list[Block] = field(default_factory=list)
+
+
+def _question(layout: AskLayout) -> AskUserQuestionItem:
+    return layout.questions[0].question
+
+
+def _heading(
+    layout: AskLayout, ask_id: str, agent_name: str | None, status: ReviewStatus
+) -> _Parts:
+    question = _question(layout)
+    plan = question.detail or ""
+    title = "📋 Plan review" + (f" · revision {status.revision}" if status.revision > 1 else "")
+    asks = f"*{agent_label(agent_name, None)}* asks: {escaped_within(question.question, 1500)}"
+    if question.header:
+        asks = f"*{escaped_within(question.header, 200)}*\n{asks}"
+    heading: list[Block] = [
+        HeaderBlock(block_id=layout.aux_block_id("ph", 0), text=PlainTextObject(text=title)),
+        SectionBlock(
+            block_id=layout.aux_block_id("pq", 0),
+            text=MarkdownTextObject(verbatim=True, text=truncate(asks, SECTION_TEXT_MAX)),
+        ),
+    ]
+    preview = plan_preview(plan)
+    body: list[Block] = list(preview.blocks)
+    if not preview.complete:
+        body.append(
+            SectionBlock(
+                block_id=layout.aux_block_id("pc", 0),
+                text=MarkdownTextObject(
+                    verbatim=True,
+                    text=f"_Showing {preview.shown_chars:,} of {preview.total_chars:,} "
+                    "characters of the plan._",
+                ),
+                accessory=ButtonElement(
+                    action_id=Action.PLAN,
+                    text=PlainTextObject(text="View the whole plan"),
+                    value=Ref(ask_id, 0).encode(),
+                ),
+            )
+        )
+    diff = status.diff(plan)
+    if diff is not None:
+        body.append(_diff_section(layout, ask_id, status, diff))
+    return _Parts(heading, body)
+
+
+def _diff_section(layout: AskLayout, ask_id: str, status: ReviewStatus, diff: PlanDiff) -> Block:
+    lines = diff.unified.splitlines()[2:]  # skip the ---/+++ file lines
+    shown = "\n".join(lines[:DIFF_PREVIEW_LINES])
+    more = (
+        f"\n… {len(lines) - DIFF_PREVIEW_LINES} more lines"
+        if len(lines) > DIFF_PREVIEW_LINES
+        else ""
+    )
+    text = (
+        f"*Changes since revision {status.revision - 1}* (+{diff.added} -{diff.removed} lines)\n"
+        f"```{escape(shown)}{more}```"
+    )
+    return SectionBlock(
+        block_id=layout.aux_block_id("pd", 0),
+        text=MarkdownTextObject(verbatim=True, text=chunks(text, SECTION_TEXT_MAX - 3)[0]),
+        accessory=ButtonElement(
+            action_id=Action.DIFF,
+            text=PlainTextObject(text="View changes"),
+            value=Ref(ask_id, 0).encode(),
+        ),
+    )
+
+
+def _status_line(status: ReviewStatus) -> str:
+    who = f" from {status.reviewers}" if status.reviewers else ""
+    need = f"Needs {status.needed} approval{'s' if status.needed > 1 else ''}{who}"
+    if not status.approvals:
+        return need
+    by = ", ".join(f"<@{user}>" for user, _ in status.approvals)
+    return f"{need} · approved {len(status.approvals)}/{status.needed}: {by}"
+
+
+def plan_review_message(
+    ask_id: str, layout: AskLayout, agent_name: str | None, status: ReviewStatus
+) -> MessageContent:
+    """The plan under review, with Approve (by label), the declines and the other choices."""
+    question = _question(layout)
+    intent = question.intent
+    assert intent is not None
+    parts = _heading(layout, ask_id, agent_name, status)
+    buttons: list[ButtonElement] = []
+    for index, label in enumerate(question.labels):
+        if label == intent.approve:
+            buttons.insert(
+                0,
+                ButtonElement(
+                    action_id=Action.APPROVE,
+                    text=PlainTextObject(text=truncate(label, BUTTON_TEXT_MAX), emoji=False),
+                    value=Ref(ask_id, index).encode(),
+                    style="primary",
+                    confirm=ConfirmObject(
+                        title="Approve this plan?",
+                        text=truncate(
+                            f"The agent will go ahead with this plan (revision {status.revision}).",
+                            300,
+                        ),
+                        confirm="Approve",
+                        deny="Not yet",
+                    ),
+                ),
+            )
+        else:
+            buttons.append(
+                ButtonElement(
+                    action_id=f"{Action.PICK}.{index}",
+                    text=PlainTextObject(text=truncate(label, BUTTON_TEXT_MAX), emoji=False),
+                    value=Ref(ask_id, index).encode(),
+                    style="danger",
+                )
+            )
+    buttons += [
+        ButtonElement(
+            action_id=Action.CHANGES,
+            text=PlainTextObject(text="Request changes"),
+            value=Ref(ask_id, 0).encode(),
+        ),
+        ButtonElement(
+            action_id=Action.DISCUSS,
+            text=PlainTextObject(text="Discuss in thread"),
+            value=Ref(ask_id, 0).encode(),
+        ),
+    ]
+    blocks = [
+        *parts.heading,
+        *parts.plan,
+        ContextBlock(
+            block_id=layout.aux_block_id("ps", 0),
+            elements=[MarkdownTextObject(verbatim=True, text=_status_line(status))],
+        ),
+        ActionsBlock(block_id=question.id, elements=buttons),
+    ]
+    text = escaped_within(f"Plan review: {question.question}", 300)
+    return MessageContent(text, blocks)
+
+
+def settled_plan_review(
+    ask_id: str,
+    layout: AskLayout,
+    agent_name: str | None,
+    status: ReviewStatus,
+    settlement: Settlement,
+) -> MessageContent:
+    """The plan as decided: the plan stays, the controls give way to the decision."""
+    question = _question(layout)
+    parts = _heading(layout, ask_id, agent_name, status)
+    stamp = when(settlement.at)
+    who = f"<@{settlement.actor}>" if settlement.actor else "someone"
+    item = settlement.answers.get(question.id)
+    approve = question.intent.approve if question.intent else None
+    match settlement.verdict:
+        case Verdict.ANSWERED if item is not None and item.selected == [approve]:
+            by = ", ".join(f"<@{user}>" for user, _ in status.approvals) or who
+            line = f":white_check_mark: *Approved* by {by} · {stamp}"
+        case Verdict.ANSWERED if item is not None and item.custom is not None:
+            line = f":memo: *Changes requested* by {who} · {stamp}\n{answer_text(question, item)}"
+        case Verdict.ANSWERED:
+            line = f":no_entry: *Declined* by {who}: {answer_text(question, item)} · {stamp}"
+        case Verdict.CANCELLED:
+            line = f":speech_balloon: {who} moved this plan to a discussion in the thread · {stamp}"
+        case Verdict.EXPIRED:
+            line = f":alarm_clock: *Expired unapproved*{_reason(settlement)} · {stamp}"
+        case Verdict.WITHDRAWN:
+            line = f":heavy_minus_sign: *Withdrawn*{_reason(settlement)} · {stamp}"
+        case _:
+            line = f":warning: Could not be collected{_reason(settlement)} · {stamp}"
+    blocks = [
+        *parts.heading,
+        *parts.plan,
+        SectionBlock(
+            block_id=layout.aux_block_id("pv", 0),
+            text=MarkdownTextObject(verbatim=True, text=truncate(line, SECTION_TEXT_MAX)),
+        ),
+    ]
+    return MessageContent(escaped_within(f"Plan review: {question.question}", 300), blocks)
+
+
+def _reason(settlement: Settlement) -> str:
+    return f": {escaped_within(settlement.reason, 500)}" if settlement.reason else ""
+
+
+def changes_modal(ask_id: str, question: AskUserQuestionItem) -> View:
+    """Ask the reviewer what should change; the comment becomes the answer's `custom`."""
+    return View(
+        type="modal",
+        callback_id=Callback.CHANGES,
+        title=PlainTextObject(text="Request changes"),
+        submit=PlainTextObject(text="Send to the agent"),
+        close=PlainTextObject(text="Back"),
+        private_metadata=ViewMeta(ask=ask_id).model_dump_json(exclude_none=True),
+        blocks=[
+            InputBlock(
+                block_id=question.id,
+                label=PlainTextObject(text="What should change in the plan?"),
+                element=PlainTextInputElement(
+                    action_id=Action.INPUT,
+                    multiline=True,
+                    max_length=COMMENT_MAX,
+                    placeholder=PlainTextObject(text="The agent reads this and revises its plan"),
+                ),
+            )
+        ],
+    )
+
+
+def plan_modal(ask_id: str, plan: str, page: int) -> View:
+    """Page `page` of the whole plan, with buttons to the neighbouring pages."""
+    pages = plan_pages(plan)
+    page = max(0, min(page, len(pages) - 1))
+    blocks: list[Block] = list(pages[page])
+    if len(pages) > 1:
+        nav = []
+        if page > 0:
+            nav.append(
+                ButtonElement(
+                    action_id=Action.PLAN,
+                    text=PlainTextObject(text="Previous page"),
+                    value=Ref(ask_id, page - 1).encode(),
+                )
+            )
+        if page < len(pages) - 1:
+            nav.append(
+                ButtonElement(
+                    action_id=Action.PLAN,
+                    text=PlainTextObject(text="Next page"),
+                    value=Ref(ask_id, page + 1).encode(),
+                )
+            )
+        blocks.append(ActionsBlock(block_id="sq~plan.nav", elements=nav))
+    title = "The plan" if len(pages) == 1 else f"The plan ({page + 1}/{len(pages)})"
+    return View(
+        type="modal",
+        callback_id=Callback.PLAN,
+        title=PlainTextObject(text=title),
+        close=PlainTextObject(text="Close"),
+        private_metadata=ViewMeta(ask=ask_id, part=page).model_dump_json(exclude_none=True),
+        blocks=blocks,
+    )
+
+
+def diff_modal(diff: PlanDiff, revision: int) -> View:
+    """Every changed line since the previous revision."""
+    body = escape("\n".join(diff.unified.splitlines()[2:]))
+    pieces = chunks(body, SECTION_TEXT_MAX - 6)[:99]
+    blocks: list[Block] = [
+        SectionBlock(
+            block_id=f"sq~diff.{i}", text=MarkdownTextObject(verbatim=True, text=f"```{piece}```")
+        )
+        for i, piece in enumerate(pieces)
+    ]
+    return View(
+        type="modal",
+        callback_id=Callback.PLAN,
+        title=PlainTextObject(text=truncate(f"Changes in revision {revision}", 24)),
+        close=PlainTextObject(text="Close"),
+        blocks=blocks or [SectionBlock(text=MarkdownTextObject(text="_No changes._"))],
+    )

@@ -1,116 +1,74 @@
-"""block_actions listeners: picks, Submit, form and detail buttons."""
+"""block_actions listeners: one table from action id to the interaction it starts.
+
+Each listener acks and spawns; the payload is parsed inside the spawned task, so Slack hears
+back before any of our work (parsing included) runs, and nothing after `ack()` can raise.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck, AsyncApp
 
-from ..actions import PICK_PATTERN, Action
+from ..actions import PICK_PATTERN, Action, Ref
 from ..interactions import Interactions
 from ..payloads import BlockActions
 from ..tasks import Tasks
 from .parsing import parse, ref_of
 
+Handler = Callable[[BlockActions, Ref], Awaitable[None]]
+
 
 def register_actions(app: AsyncApp, interactions: Interactions, tasks: Tasks) -> None:
     """Wire the ask's buttons and menus to `interactions`."""
+    i = interactions
 
-    @app.action(PICK_PATTERN)
-    async def on_pick(ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        payload = parse(BlockActions, body)
-        if payload and (ref := ref_of(payload.actions[0])):
-            tasks.spawn(interactions.pick(payload.user.id, ref), name="pick")
+    def trigger(p: BlockActions) -> str:
+        return p.trigger_id or ""
 
-    @app.action(Action.SUBMIT)
-    async def on_submit(ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        payload = parse(BlockActions, body)
-        if payload and (ref := ref_of(payload.actions[0])):
-            values = payload.state.values if payload.state else {}
-            tasks.spawn(interactions.submit_part(payload.user.id, ref, values), name="submit")
+    def modal(p: BlockActions) -> tuple[str | None, str | None]:
+        view = p.view if p.container.type == "view" else None
+        return (view.id, view.hash) if view else (None, None)
 
-    @app.action(Action.FORM)
-    async def on_form(ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        payload = parse(BlockActions, body)
-        if payload and payload.trigger_id and (ref := ref_of(payload.actions[0])):
-            tasks.spawn(
-                interactions.open_form(payload.user.id, ref, payload.trigger_id), name="open form"
-            )
-
-    @app.action(Action.OTHER)
-    async def on_other(ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        payload = parse(BlockActions, body)
-        if payload and payload.trigger_id and (ref := ref_of(payload.actions[0])):
-            tasks.spawn(
-                interactions.open_other(payload.user.id, ref, payload.trigger_id), name="open other"
-            )
-
-    @app.action(Action.DETAILS)
-    async def on_details(ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        payload = parse(BlockActions, body)
-        if payload and payload.trigger_id and (ref := ref_of(payload.actions[0])):
-            in_modal = payload.container.type == "view"
-            tasks.spawn(
-                interactions.open_details(payload.user.id, ref, payload.trigger_id, push=in_modal),
-                name="open details",
-            )
-
-    @app.action(Action.APPROVE)
-    async def on_approve(ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        payload = parse(BlockActions, body)
-        if payload and (ref := ref_of(payload.actions[0])):
-            tasks.spawn(interactions.approve(payload.user.id, ref), name="approve")
-
-    @app.action(Action.DISCUSS)
-    async def on_discuss(ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        payload = parse(BlockActions, body)
-        if payload and (ref := ref_of(payload.actions[0])):
-            tasks.spawn(interactions.discuss(payload.user.id, ref), name="discuss")
-
-    @app.action(Action.CHANGES)
-    async def on_changes(ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        payload = parse(BlockActions, body)
-        if payload and payload.trigger_id and (ref := ref_of(payload.actions[0])):
-            tasks.spawn(
-                interactions.open_changes(payload.user.id, ref, payload.trigger_id),
-                name="open changes",
-            )
-
-    @app.action(Action.PLAN)
-    async def on_plan(ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        payload = parse(BlockActions, body)
-        if payload and payload.trigger_id and (ref := ref_of(payload.actions[0])):
-            view = payload.view if payload.container.type == "view" else None
-            tasks.spawn(
-                interactions.open_plan(
-                    payload.user.id,
-                    ref,
-                    payload.trigger_id,
-                    view_id=view.id if view else None,
-                    view_hash=view.hash if view else None,
-                ),
-                name="open plan",
-            )
-
-    @app.action(Action.DIFF)
-    async def on_diff(ack: AsyncAck, body: dict[str, Any]) -> None:
-        await ack()
-        payload = parse(BlockActions, body)
-        if payload and payload.trigger_id and (ref := ref_of(payload.actions[0])):
-            tasks.spawn(
-                interactions.open_diff(payload.user.id, ref, payload.trigger_id), name="open diff"
-            )
+    handlers: dict[str | re.Pattern[str], Handler] = {
+        PICK_PATTERN: lambda p, r: i.pick(p.user.id, r),
+        Action.SUBMIT: lambda p, r: i.submit_part(p.user.id, r, p.state.values if p.state else {}),
+        Action.FORM: lambda p, r: i.open_form(p.user.id, r, trigger(p)),
+        Action.OTHER: lambda p, r: i.open_other(p.user.id, r, trigger(p)),
+        Action.DETAILS: lambda p, r: i.open_details(
+            p.user.id, r, trigger(p), push=p.container.type == "view"
+        ),
+        Action.APPROVE: lambda p, r: i.approve(p.user.id, r),
+        Action.DISCUSS: lambda p, r: i.discuss(p.user.id, r),
+        Action.CHANGES: lambda p, r: i.open_changes(p.user.id, r, trigger(p)),
+        Action.PLAN: lambda p, r: i.open_plan(
+            p.user.id, r, trigger(p), view_id=modal(p)[0], view_hash=modal(p)[1]
+        ),
+        Action.DIFF: lambda p, r: i.open_diff(p.user.id, r, trigger(p)),
+    }
+    for matcher, handler in handlers.items():
+        app.action(matcher)(_listener(handler, tasks))
 
     @app.action(Action.INPUT)
     async def on_input(ack: AsyncAck) -> None:
         # Inputs are read from state on submit; an event from one needs only its ack.
         await ack()
+
+
+def _listener(handler: Handler, tasks: Tasks) -> Callable[..., Awaitable[None]]:
+    async def listener(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        tasks.spawn(_handle(handler, body), name="block_actions")
+
+    return listener
+
+
+async def _handle(handler: Handler, body: dict[str, Any]) -> None:
+    payload = parse(BlockActions, body)
+    if payload is None or not payload.actions:
+        return
+    ref = ref_of(payload.actions[0])
+    if ref is not None:
+        await handler(payload, ref)

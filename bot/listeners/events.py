@@ -17,17 +17,19 @@ def register_events(app: AsyncApp, interactions: Interactions, tasks: Tasks) -> 
 
     @app.event("message")
     async def on_message(event: dict[str, Any]) -> None:
-        message = parse(MessageEvent, event)
-        # Only people's plain replies in a thread; edits, joins and bots' posts are not answers.
-        if (
-            message is None
-            or message.thread_ts is None
-            or message.subtype is not None
-            or message.bot_id is not None
-            or message.user is None
-        ):
-            return
-        tasks.spawn(
-            interactions.reply(message.channel, message.thread_ts, message.user, message.text),
-            name="reply",
-        )
+        # Bolt acks events itself; the work still leaves the request at once.
+        tasks.spawn(_reply(interactions, event), name="message")
+
+
+async def _reply(interactions: Interactions, event: dict[str, Any]) -> None:
+    message = parse(MessageEvent, event)
+    # Only people's plain replies in a thread; edits, joins and bots' posts are not answers.
+    if (
+        message is None
+        or message.thread_ts is None
+        or message.subtype is not None
+        or message.bot_id is not None
+        or message.user is None
+    ):
+        return
+    await interactions.reply(message.channel, message.thread_ts, message.user, message.text)

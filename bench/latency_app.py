@@ -1,0 +1,101 @@
+"""The app side of bench.provider_latency, run as its own process like a real Slack app.
+
+    python -m bench.latency_app provider|bare --api-url URL --port PORT --rounds N
+
+`provider`: the full SlackQuestionProvider with an agent that asks N one-click questions in a
+row. `bare`: a Bolt app whose one listener acks and resolves a future. Each prints a JSON line
+`{"answered_at": <time.time()>}` when an answer reaches the asker, then "done".
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+
+from aiohttp import web
+from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import SlackQuestionProvider, SlackSettings
+from provider import AskUserQuestionRequest, UserQuestionService
+
+SECRET = "0123456789abcdef0123456789abcdef"
+TOKEN = "xoxb-bench"
+CHANNEL = "C0BENCH000"
+REQUEST = AskUserQuestionRequest.model_validate(
+    {
+        "questions": [
+            {"id": "go", "question": "Go ahead?", "options": [{"label": "Yes"}, {"label": "No"}]}
+        ]
+    }
+)
+
+
+def report(line: object) -> None:
+    """One line to the bench driver."""
+    print(json.dumps(line) if not isinstance(line, str) else line, flush=True)
+
+
+async def serve(app: AsyncApp, port: int) -> web.AppRunner:
+    """Serve `app` at /slack/events on 127.0.0.1:`port`."""
+    runner = web.AppRunner(app.web_app(path="/slack/events"), shutdown_timeout=1.0)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    return runner
+
+
+async def run_provider(api_url: str, port: int, rounds: int) -> None:
+    """The full provider: ask, wait for the click, report, again."""
+    settings = SlackSettings(
+        bot_token=TOKEN, signing_secret=SECRET, channel=CHANNEL, api_url=api_url
+    )
+    async with await SlackQuestionProvider.start(settings) as provider:
+        service = UserQuestionService()
+        provider.register(service)
+        runner = await serve(provider.app, port)
+        try:
+            report("ready")
+            for _ in range(rounds):
+                await service.ask(REQUEST)
+                report({"answered_at": time.time()})
+                await provider.idle()
+        finally:
+            await runner.cleanup()
+    report("done")
+
+
+async def run_bare(api_url: str, port: int, rounds: int) -> None:
+    """A Bolt app with one listener that acks and resolves a future."""
+    app = AsyncApp(
+        client=AsyncWebClient(token=TOKEN, base_url=api_url),
+        signing_secret=SECRET,
+        process_before_response=True,
+    )
+    clicked: asyncio.Queue[float] = asyncio.Queue()
+
+    @app.action("yes")
+    async def on_yes(ack: AsyncAck) -> None:
+        await ack()
+        clicked.put_nowait(time.time())
+
+    runner = await serve(app, port)
+    try:
+        report("ready")
+        for _ in range(rounds):
+            report({"answered_at": await clicked.get()})
+    finally:
+        await runner.cleanup()
+    report("done")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("kind", choices=("provider", "bare"))
+    parser.add_argument("--api-url", required=True)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--rounds", type=int, required=True)
+    args = parser.parse_args()
+    run = run_provider if args.kind == "provider" else run_bare
+    asyncio.run(run(args.api_url, args.port, args.rounds))

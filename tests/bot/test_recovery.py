@@ -1,0 +1,61 @@
+"""Stored before shown: after a restart, an ask is posted once — never lost, never twice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.asks import METADATA_EVENT
+from bot.emulator import SlackEmulator
+from bot.sqlite_store import SqliteStore
+from bot.store import AskRecord, EventKind
+from provider import AskUserQuestionItem
+
+from .harness import ALICE, CHANNEL, TOKEN, running_bot
+
+QUESTION = AskUserQuestionItem.model_validate(
+    {"id": "db", "question": "Which database?", "options": [{"label": "Postgres"}]}
+)
+
+
+def stored_but_unposted(ask_id: str) -> AskRecord:
+    """What a crash right after the store write leaves behind."""
+    return AskRecord(id=ask_id, questions=[QUESTION], created_at=1_700_000_000.0, channel=CHANNEL)
+
+
+async def test_an_ask_stored_but_never_posted_is_posted_once_on_restart(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    async with SqliteStore(tmp_path / "asks.db") as store:
+        await store.add(stored_but_unposted("a1"))
+        async with running_bot(emu, store=store) as bot:
+            message = await bot.posted()
+            await emu.person(ALICE).click(message, text="Postgres")
+            record = await bot.provider.asks.wait("a1")
+            assert len(bot.ask_posts()) == 1
+        assert record.answer is not None
+        assert [e.kind for e in await store.events("a1")] == [
+            EventKind.CREATED,
+            EventKind.POSTED,
+            EventKind.ANSWERED,
+        ]
+
+
+async def test_an_ask_posted_but_not_recorded_before_a_crash_is_not_posted_again(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    async with SqliteStore(tmp_path / "asks.db") as store:
+        await store.add(stored_but_unposted("a2"))
+        # The crash came after Slack took the post and before the store heard of it.
+        client = AsyncWebClient(token=TOKEN, base_url=emu.api_url)
+        await client.chat_postMessage(
+            channel=CHANNEL,
+            text="Which database?",
+            metadata={"event_type": METADATA_EVENT, "event_payload": {"ask_id": "a2", "part": 0}},
+        )
+        async with running_bot(emu, store=store):
+            pass
+        [record] = await store.recent()
+    assert len(emu.calls_to("chat.postMessage")) == 1
+    assert record.message_ts == [emu.channel_messages(CHANNEL)[0].ts]

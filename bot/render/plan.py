@@ -78,6 +78,38 @@ def neutralize(markdown: str) -> str:
     return _TOKEN_START.sub(lambda m: m.group() + ZWSP, markdown)
 
 
+# `[text](url)` or `![alt](url)`, with an optional title: the markdown block shows only `text`.
+_MARKDOWN_LINK = re.compile(r"!?\[([^\[\]\n]*)\]\(\s*<?([^\s()<>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)")
+_FENCE_LINE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+
+
+def reveal_links(markdown: str) -> str:
+    """Markdown links written out as `text (url)`, so no link text can hide where it goes.
+
+    Agent text is untrusted: `[your bank](https://evil)` must show its address. Code blocks and
+    code spans are left alone.
+    """
+    out: list[str] = []
+    fence: str | None = None
+    for line in markdown.splitlines(keepends=True):
+        opened = _FENCE_LINE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            out.append(line)
+            continue
+        if opened:
+            fence = opened.group(1)
+            out.append(line)
+            continue
+        pieces = line.split("`")
+        # Even pieces are outside code spans (an unmatched backtick leaves the rest as text).
+        for i in range(0, len(pieces), 2):
+            pieces[i] = _MARKDOWN_LINK.sub(lambda m: f"{m.group(1)} ({m.group(2)})", pieces[i])
+        out.append("`".join(pieces))
+    return "".join(out)
+
+
 def plan_preview(markdown: str, *, budget: int = 11_000) -> PlanPreview:
     """The plan in one `markdown` block of at most `budget` characters.
 
@@ -93,14 +125,14 @@ def plan_preview(markdown: str, *, budget: int = 11_000) -> PlanPreview:
     total = len(markdown)
     if not markdown.strip():
         return PlanPreview([MarkdownBlock(text=EMPTY_PLAN)], 0, total, True)
-    whole = neutralize(markdown)
+    whole = neutralize(reveal_links(markdown))
     if len(whole) <= budget:
         return PlanPreview([MarkdownBlock(text=whole)], total, total, True)
     limit = budget - len(CODE_CONTINUES) - 8
     while True:
         pos, close = _preview_cut(markdown, limit)
         shown = markdown[:pos].rstrip()
-        text = neutralize(shown)
+        text = neutralize(reveal_links(shown))
         text += f"\n{close}\n\n{CODE_CONTINUES}" if close is not None else f"\n\n{CONTINUES}"
         if len(text) <= budget:
             return PlanPreview([MarkdownBlock(text=text)], len(shown), total, False)

@@ -24,6 +24,7 @@ from bot.render.plan import (
     plan_diff,
     plan_pages,
     plan_preview,
+    reveal_links,
 )
 from bot.render.text import unescape
 
@@ -410,7 +411,7 @@ def test_a_long_plan_preview_ends_at_a_line_end_outside_code() -> None:
     preview = plan_preview(PLAN)
     (text,) = texts(preview.blocks)
     shown = PLAN[: preview.shown_chars]
-    assert text == f"{neutralize(shown)}\n\n{CONTINUES}"
+    assert text == f"{neutralize(reveal_links(shown))}\n\n{CONTINUES}"
     assert PLAN[preview.shown_chars :].lstrip(" \t").startswith("\n")
     assert len(fence_lines(shown)) % 2 == 0
 
@@ -422,7 +423,7 @@ def test_every_budget_gives_a_preview_within_it_with_code_blocks_balanced(budget
     shown = PLAN[: preview.shown_chars]
     assert len(text) <= budget
     assert len(fence_lines(text)) % 2 == 0
-    assert text.startswith(neutralize(shown))
+    assert text.startswith(neutralize(reveal_links(shown)))
     assert PLAN[preview.shown_chars :].lstrip(" \t").startswith("\n")
 
 
@@ -604,3 +605,15 @@ def test_plan_diff_counts_lines_that_look_like_diff_headers() -> None:
 
 def test_identical_plans_have_an_empty_diff() -> None:
     assert plan_diff(PLAN, PLAN) == PlanDiff(0, 0, "")
+
+
+def test_the_preview_writes_every_link_out_so_no_text_hides_its_address() -> None:
+    plan = "See [your bank](https://evil.example/login) and ![chart](https://x.example/c.png).\n"
+    assert reveal_links(plan) == (
+        "See your bank (https://evil.example/login) and chart (https://x.example/c.png).\n"
+    )
+
+
+def test_links_inside_code_are_left_as_written() -> None:
+    plan = "Use `[a](b)` here.\n```\n[x](https://y.example)\n```\n"
+    assert reveal_links(plan) == plan

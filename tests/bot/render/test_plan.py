@@ -12,14 +12,12 @@ import pytest
 from slack_sdk.models.blocks import Block
 from slack_sdk.models.views import View
 
+from bot.render.markdown import RULE, ZWSP, markdown_to_mrkdwn
 from bot.render.plan import (
     CODE_CONTINUES,
     CONTINUES,
     EMPTY_PLAN,
-    RULE,
-    ZWSP,
     PlanDiff,
-    markdown_to_mrkdwn,
     neutralize,
     plan_diff,
     plan_pages,

@@ -47,11 +47,19 @@ from .store import (
     EventKind,
     ThreadRef,
 )
+from .tasks import Tasks
 from .threads import NoChannel, Threads
 
 log = logging.getLogger(__name__)
 
 METADATA_EVENT = "slack_questions_ask"
+# How far back (in pages of 200 messages since the ask was created) a lost post is looked for.
+FIND_POSTED_PAGES = 10
+# After a post failed in transit, when to look for it (seconds between looks).
+LOOK_AGAIN_AFTER = (1.0, 3.0)
+# Retries of a final message update that Slack refused (seconds after the first try).
+RESHOW_AFTER = (5.0, 30.0, 120.0)
+RESHOW_RECENT = 200
 
 _EVENT_OF_VERDICT = {
     Verdict.ANSWERED: EventKind.ANSWERED,
@@ -72,6 +80,13 @@ class LiveAsk:
     posting: asyncio.Lock = field(default_factory=asyncio.Lock)
     # Taken back from the store after a restart: a part may be posted but not recorded.
     recovering: bool = False
+
+
+@dataclass(frozen=True)
+class _Deferred:
+    """Posting waits: Slack could not tell us whether the ask was already posted."""
+
+    why: SlackCallFailed
 
 
 def is_plan_review(record: AskRecord) -> bool:
@@ -109,10 +124,12 @@ class Asks:
         threads: Threads,
         clock: Clock | None = None,
         policies: ReviewPolicies | None = None,
+        tasks: Tasks | None = None,
     ) -> None:
         self.client = client
         self.store = store
         self.threads = threads
+        self.tasks = tasks or Tasks()
         self.clock: Clock = clock or SystemClock()
         self.policies = policies or ReviewPolicies()
         # Called once an ask is fully posted (deadlines start watching it here).
@@ -214,7 +231,11 @@ class Asks:
         return live.record
 
     async def recover(self) -> list[AskRecord]:
-        """After a restart: take every pending ask back in hand, posting what never was."""
+        """After a restart: take every pending ask back in hand, posting what never was,
+        and show the decision of recent asks whose message never got to show it."""
+        for record in await self.store.recent(limit=RESHOW_RECENT):
+            if record.settled and not record.shown and record.message_ts:
+                await self.show(LiveAsk(record, lay_out(record.request)))
         resumed = []
         for record in await self.store.pending():
             self._take(record)
@@ -236,6 +257,10 @@ class Asks:
             if self.on_posted is not None and live.record.id in self._live:
                 self.on_posted(live)
             return
+        if isinstance(failure, _Deferred):
+            log.warning("ask %s stays pending until Slack answers: %s", live.record.id, failure.why)
+            self.tasks.spawn(self._post_later(live), name=f"post later {live.record.id}")
+            return
         await self.settle(
             live.record.id,
             verdict=Verdict.FAILED,
@@ -244,7 +269,7 @@ class Asks:
         )
         raise UserQuestionError(ErrorCode.ASK_FAILED, str(failure), cause=failure) from failure
 
-    async def _post_parts(self, live: LiveAsk) -> SlackCallFailed | NoChannel | None:
+    async def _post_parts(self, live: LiveAsk) -> SlackCallFailed | NoChannel | _Deferred | None:
         try:
             record = live.record
             if record.channel is None:
@@ -256,7 +281,13 @@ class Asks:
                 )
                 live.record = record
             for part in range(len(record.message_ts), len(live.layout.parts)):
-                ts = await self._find_posted(live, part) or await self._post_part(live, part)
+                try:
+                    ts = await self._find_posted(live, part) if live.recovering else None
+                except SlackCallFailed as unknown:
+                    # We cannot tell whether it was posted: posting now could show it twice.
+                    return _Deferred(unknown)
+                if ts is None:
+                    ts = await self._post_once(live, part)
                 record = live.record.model_copy(
                     update={"message_ts": [*live.record.message_ts, ts]}
                 )
@@ -268,40 +299,75 @@ class Asks:
             return error
         return None
 
-    async def _find_posted(self, live: LiveAsk, part: int) -> str | None:
-        """The ts of part `part` if a crash came between posting it and recording it.
+    async def _post_later(self, live: LiveAsk) -> None:
+        start = self.clock.now()
+        for delay in RESHOW_AFTER:
+            await self.clock.sleep_until(start + delay)
+            if live.record.id not in self._live:
+                return
+            try:
+                await self._post(live)
+            except UserQuestionError:
+                return  # it failed for good, and says so
+            if len(live.record.message_ts) == len(live.layout.parts):
+                return
 
-        Only a part with a predecessor recorded or a stored-but-unposted ask after a
-        restart can be in this state; we look for our metadata among recent messages.
-        """
-        record = live.record
-        if not live.recovering or record.channel is None:
-            return None
+    async def _post_once(self, live: LiveAsk, part: int) -> str:
+        """Post a part; a post that failed in transit may have reached Slack, so look first."""
         try:
+            return await self._post_part(live, part)
+        except SlackCallFailed as failed:
+            if not failed.in_transit:
+                raise
+            # Slack may still be carrying the post out: look a few times before giving up.
+            for pause in LOOK_AGAIN_AFTER:
+                await asyncio.sleep(pause)
+                found = await self._find_posted(live, part)
+                if found is not None:
+                    return found
+            raise
+
+    async def _find_posted(self, live: LiveAsk, part: int) -> str | None:
+        """The ts of part `part` if Slack has it though we never recorded it (a crash, or a
+        post that timed out), found by our message metadata among messages since the ask
+        was created. `SlackCallFailed` when Slack cannot be asked: posting then would risk
+        a second copy."""
+        record = live.record
+        if record.channel is None:
+            return None
+        cursor: str | None = None
+        for _ in range(FIND_POSTED_PAGES):
+            oldest = f"{record.created_at - 1:.6f}"
             async with slack_call("conversations.history"):
                 if record.thread_ts is not None:
                     response = await self.client.conversations_replies(
                         channel=record.channel,
                         ts=record.thread_ts,
+                        oldest=oldest,
                         include_all_metadata=True,
                         limit=200,
+                        cursor=cursor,
                     )
                 else:
                     response = await self.client.conversations_history(
-                        channel=record.channel, include_all_metadata=True, limit=200
+                        channel=record.channel,
+                        oldest=oldest,
+                        include_all_metadata=True,
+                        limit=200,
+                        cursor=cursor,
                     )
-        except SlackCallFailed:
-            log.warning("could not look for an unrecorded post of ask %s", record.id)
-            return None
-        for message in response.get("messages") or []:
-            meta = message.get("metadata") or {}
-            payload = meta.get("event_payload") or {}
-            if (
-                meta.get("event_type") == METADATA_EVENT
-                and payload.get("ask_id") == record.id
-                and payload.get("part") == part
-            ):
-                return str(message["ts"])
+            for message in response.get("messages") or []:
+                meta = message.get("metadata") or {}
+                payload = meta.get("event_payload") or {}
+                if (
+                    meta.get("event_type") == METADATA_EVENT
+                    and payload.get("ask_id") == record.id
+                    and payload.get("part") == part
+                ):
+                    return str(message["ts"])
+            cursor = (response.get("response_metadata") or {}).get("next_cursor")
+            if not cursor:
+                return None
         return None
 
     async def content(self, live: LiveAsk, part: int) -> MessageContent:
@@ -325,14 +391,33 @@ class Asks:
             reminded=record.reminded_at is not None,
         )
 
-    async def refresh(self, live: LiveAsk) -> None:
-        """Re-render an open ask in place (a plan review's approvals so far)."""
-        # Under the settlement's lock: a refresh must never land after the final update.
+    async def save_progress(
+        self,
+        live: LiveAsk,
+        kind: EventKind,
+        *,
+        actor: str | None = None,
+        detail: str = "",
+        show: tuple[int, ...] = (),
+    ) -> bool:
+        """Save an open ask as it stands now (and re-render parts `show`) — unless it is being
+        settled. Under the settlement's lock, and with the record read at save time, so a
+        progress save never lands over a decision and never writes back a stale copy."""
         async with live.posting:
-            if live.deciding or live.record.id not in self._live:
-                return
-            for part in range(len(live.record.message_ts)):
-                await self._update(live, part, await self.content(live, part))
+            if live.deciding or self._live.get(live.record.id) is not live:
+                return False
+            await self.store.save(
+                live.record, self.event(live.record, kind, actor=actor, detail=detail)
+            )
+            for part in show:
+                await self._update(live, part, await self.open_view(live, part))
+            return True
+
+    async def open_view(self, live: LiveAsk, part: int) -> MessageContent:
+        """A part of an open ask as it should read now (a part already answered says so)."""
+        if part in live.record.parts_done:
+            return settled_message(live.layout, part, self.settlement_of(live.record, part))
+        return await self.content(live, part)
 
     async def _post_part(self, live: LiveAsk, part: int) -> str:
         record = live.record
@@ -431,7 +516,8 @@ class Asks:
         live.record = record
         del self._live[record.id]
         live.settled.set()
-        await self.show(live)
+        if not await self.show(live):
+            self.tasks.spawn(self._reshow(live), name=f"reshow {record.id}")
 
     async def withdraw(self, ask_id: str, reason: str | None = None) -> bool:
         """Abort on the agent's side (signal, cancellation, dispose): `ASK_ABORTED`."""
@@ -443,14 +529,32 @@ class Asks:
             reason=reason,
         )
 
-    async def show(self, live: LiveAsk) -> None:
-        """Replace the controls of every posted part with the settlement (or a part's own)."""
+    async def show(self, live: LiveAsk) -> bool:
+        """Replace the controls of every posted part with the settlement; once every part
+        shows it, the record is marked `shown`. False if Slack refused an update."""
         record = live.record
+        shown = True
         for part in range(len(record.message_ts)):
-            await self.update_part(live, part, self.settlement_of(record, part))
+            shown &= await self.update_part(live, part, self.settlement_of(record, part))
+        if shown and record.settled and not record.shown:
+            live.record = record.model_copy(update={"shown": True})
+            await self.store.save(
+                live.record, self.event(live.record, EventKind.SHOWN, actor=record.decided_by)
+            )
+        return shown
 
-    async def update_part(self, live: LiveAsk, part: int, settlement: Settlement) -> None:
-        """Show a part's settlement in place of its controls."""
+    async def _reshow(self, live: LiveAsk) -> None:
+        start = self.clock.now()
+        for delay in RESHOW_AFTER:
+            await self.clock.sleep_until(start + delay)
+            if await self.show(live):
+                return
+        log.error(
+            "ask %s: its message still shows controls; it is re-shown at restart", live.record.id
+        )
+
+    async def update_part(self, live: LiveAsk, part: int, settlement: Settlement) -> bool:
+        """Show a part's settlement in place of its controls; False if Slack refused."""
         record = live.record
         if live.layout.plan_review:
             status = await self.review_status(record)
@@ -459,13 +563,13 @@ class Asks:
             )
         else:
             content = settled_message(live.layout, part, settlement)
-        await self._update(live, part, content)
+        return await self._update(live, part, content)
 
-    async def _update(self, live: LiveAsk, part: int, content: MessageContent) -> None:
-        """chat.update one part's message; a failure is logged, the decision stands."""
+    async def _update(self, live: LiveAsk, part: int, content: MessageContent) -> bool:
+        """chat.update one part's message; a failure is logged (False), the decision stands."""
         record = live.record
         if record.channel is None or part >= len(record.message_ts):
-            return
+            return True
         try:
             async with slack_call("chat.update"):
                 await self.client.chat_update(
@@ -476,6 +580,8 @@ class Asks:
                 )
         except SlackCallFailed:
             log.exception("could not update the message of ask %s part %s", record.id, part)
+            return False
+        return True
 
     def settlement_of(self, record: AskRecord, part: int) -> Settlement:
         """What a part's message shows for `record` as it stands."""

@@ -37,12 +37,14 @@ class Deadlines:
     def __init__(self, asks: Asks) -> None:
         self._asks = asks
         self._timers: dict[str, asyncio.Task[None]] = {}
+        self._acting: set[str] = set()  # timers past their sleep: reminding or expiring
+        self._closed = False
 
     def watch(self, live: LiveAsk) -> None:
         """Start the ask's timer, if its policy sets deadlines (idempotent)."""
         record = live.record
         policy = self._asks.policies.for_channel(record.channel)
-        if not live.layout.plan_review or record.id in self._timers:
+        if self._closed or not live.layout.plan_review or record.id in self._timers:
             return
         if policy.remind_after is None and policy.expire_after is None:
             return
@@ -58,9 +60,12 @@ class Deadlines:
             created = live.record.created_at
             if policy.remind_after is not None and live.record.reminded_at is None:
                 await self._asks.clock.sleep_until(created + policy.remind_after)
+                self._acting.add(ask_id)
                 await self._remind(ask_id, policy, policy.remind_after)
+                self._acting.discard(ask_id)
             if policy.expire_after is not None:
                 await self._asks.clock.sleep_until(created + policy.expire_after)
+                self._acting.add(ask_id)
                 reason = f"the review expired after {spoken(policy.expire_after)} without approval"
                 await self._asks.settle(
                     ask_id,
@@ -74,6 +79,8 @@ class Deadlines:
             raise
         except Exception:
             log.exception("deadline of ask %s failed", ask_id)
+        finally:
+            self._acting.discard(ask_id)
 
     async def _remind(self, ask_id: str, policy: ReviewPolicy, after: float) -> None:
         live = self._asks.live(ask_id)
@@ -92,21 +99,31 @@ class Deadlines:
         except SlackCallFailed:
             log.exception("could not remind the reviewers of ask %s", ask_id)
             return
-        live.record = record.model_copy(update={"reminded_at": self._asks.clock.now()})
-        await self._asks.store.save(
-            live.record, self._asks.event(live.record, EventKind.REMINDED, detail=text)
-        )
+        # Read again after the post: the ask may have moved on (an approval, a decision).
+        live = self._asks.live(ask_id)
+        if live is None:
+            return
+        live.record = live.record.model_copy(update={"reminded_at": self._asks.clock.now()})
+        await self._asks.save_progress(live, EventKind.REMINDED, detail=text)
 
     @property
     def watching(self) -> int:
         """How many timers run."""
         return len(self._timers)
 
+    async def finished(self) -> None:
+        """Wait until every running timer has done all it had to do."""
+        while self._timers:
+            await asyncio.gather(*self._timers.values(), return_exceptions=True)
+
     async def close(self) -> None:
-        """Stop every timer (they are rebuilt from the store after a restart)."""
-        timers = list(self._timers.values())
-        for timer in timers:
-            timer.cancel()
-        for timer in timers:
+        """Stop every timer (they are rebuilt from the store after a restart); one already
+        reminding or expiring finishes first, so no decision is cut in half."""
+        self._closed = True
+        timers = list(self._timers.items())
+        for ask_id, timer in timers:
+            if ask_id not in self._acting:
+                timer.cancel()
+        for _, timer in timers:
             with contextlib.suppress(asyncio.CancelledError):
                 await timer

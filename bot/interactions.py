@@ -98,13 +98,13 @@ class Interactions:
         live.record = record.model_copy(update={"approvals": approvals})
         needed = self.asks.policies.for_channel(record.channel).approvals
         if len(approvals) < needed:
-            await self.asks.store.save(
-                live.record,
-                self.asks.event(
-                    live.record, EventKind.APPROVED, actor=user, detail=f"{len(approvals)}/{needed}"
-                ),
+            await self.asks.save_progress(
+                live,
+                EventKind.APPROVED,
+                actor=user,
+                detail=f"{len(approvals)}/{needed}",
+                show=tuple(range(len(live.record.message_ts))),
             )
-            await self.asks.refresh(live)
             return
         item = AskUserQuestionAnswerItem(id=question.id, selected=[question.intent.approve])
         await self._answer(live, user, [item])
@@ -335,13 +335,9 @@ class Interactions:
         }
         live.record = live.record.model_copy(update={"parts_done": done})
         if len(done) < len(live.layout.parts):
-            await self.asks.store.save(
-                live.record,
-                self.asks.event(
-                    live.record, EventKind.PART_ANSWERED, actor=user, detail=f"part {part}"
-                ),
+            await self.asks.save_progress(
+                live, EventKind.PART_ANSWERED, actor=user, detail=f"part {part}", show=(part,)
             )
-            await self.asks.update_part(live, part, self.asks.settlement_of(live.record, part))
             return
         claimed = self.asks.claim(live.record.id)
         if claimed is None:

@@ -30,6 +30,7 @@ from provider.relay_wire import (
     Problem,
 )
 
+from .actions import parse_number
 from .asks import Asks
 from .relay_openapi import openapi_document
 from .store import AskRecord, ThreadRef
@@ -193,8 +194,8 @@ class RelayServer:
         if await self._asks.store.get(ask_id) is None:
             return problem("NOT_FOUND", f"no ask {ask_id}")
         await self._asks.withdraw(ask_id, "the agent withdrew it through the relay")
-        record = await self._asks.store.get(ask_id)
-        assert record is not None
+        # If someone else was settling it at that moment, report their decision once saved.
+        record = await self._asks.wait(ask_id)
         return web.json_response(view_of(record).to_wire())
 
     async def _list(self, request: web.Request) -> web.Response:
@@ -203,12 +204,14 @@ class RelayServer:
         problems = []
         if state is not None and state not in StoredState.__members__.values():
             problems.append(FieldProblem(field="state", message="pending, answered or failed"))
-        if not limit_text.isdigit() or not 1 <= int(limit_text) <= LIST_LIMIT_MAX:
+        limit = parse_number(limit_text)
+        if limit is None or not 1 <= limit <= LIST_LIMIT_MAX:
             problems.append(FieldProblem(field="limit", message=f"1 to {LIST_LIMIT_MAX}"))
         if problems:
             return problem("INVALID_BODY", "invalid query", problems)
+        assert limit is not None
         records = await self._asks.store.recent(
-            state=StoredState(state) if state else None, limit=int(limit_text)
+            state=StoredState(state) if state else None, limit=limit
         )
         return web.json_response(AskList(asks=[view_of(r) for r in records]).to_wire())
 

@@ -9,10 +9,7 @@ from typing import Final
 import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
-from slack_sdk.http_retry.builtin_async_handlers import (
-    AsyncConnectionErrorRetryHandler,
-    AsyncRateLimitErrorRetryHandler,
-)
+from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 from slack_sdk.http_retry.builtin_interval_calculators import (
     BackoffRetryIntervalCalculator,
 )
@@ -22,20 +19,29 @@ from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 SLACK_API_URL: Final = "https://slack.com/api/"
-TRANSIENT_STATUSES: Final = frozenset({500, 502, 503, 504})
+# Slack's transient errors, where it did not carry the call out: safe to send again. (A 502,
+# 504 or dropped connection may come after Slack acted, so those are not retried blindly.)
+TRANSIENT_STATUSES: Final = frozenset({500, 503})
+# slack_sdk's own timeout does not apply to a session we pass in.
+CALL_TIMEOUT_SECONDS: Final = 30.0
 
 
 class SlackCallFailed(Exception):
-    """A Web API call failed for good (after retries); `error` is Slack's error name."""
+    """A Web API call failed for good (after retries); `error` is Slack's error name.
 
-    def __init__(self, method: str, error: str) -> None:
+    `in_transit`: the call failed on the way (timeout, dropped connection), so Slack may
+    have carried it out anyway.
+    """
+
+    def __init__(self, method: str, error: str, *, in_transit: bool = False) -> None:
         super().__init__(f"Slack refused {method}: {error}")
         self.method = method
         self.error = error
+        self.in_transit = in_transit
 
 
 class TransientServerErrorRetryHandler(AsyncRetryHandler):
-    """Retry 500/502/503/504 with backoff (slack_sdk's own handler skips 502 and 504)."""
+    """Retry Slack's transient 500 and 503 with backoff."""
 
     async def _can_retry_async(
         self,
@@ -56,7 +62,7 @@ def web_client(
     retries: int = 2,
     backoff: float = 0.25,
 ) -> AsyncWebClient:
-    """An AsyncWebClient that honours 429 Retry-After and retries transient 5xx and drops."""
+    """An AsyncWebClient that honours 429 Retry-After and retries Slack's transient 5xx."""
     interval = BackoffRetryIntervalCalculator(backoff_factor=backoff)
     return AsyncWebClient(
         token=token,
@@ -65,9 +71,13 @@ def web_client(
         retry_handlers=[
             AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
             TransientServerErrorRetryHandler(max_retry_count=retries, interval_calculator=interval),
-            AsyncConnectionErrorRetryHandler(max_retry_count=retries, interval_calculator=interval),
         ],
     )
+
+
+def client_session(timeout: float = CALL_TIMEOUT_SECONDS) -> aiohttp.ClientSession:
+    """The HTTP session for Web API calls: every call ends within `timeout` seconds."""
+    return aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout))
 
 
 @asynccontextmanager
@@ -79,4 +89,6 @@ async def slack_call(method: str) -> AsyncIterator[None]:
         name = error.response.get("error") if isinstance(error.response.data, dict) else None
         raise SlackCallFailed(method, name or f"HTTP {error.response.status_code}") from error
     except (aiohttp.ClientError, TimeoutError) as error:
-        raise SlackCallFailed(method, f"{type(error).__name__}: {error}") from error
+        raise SlackCallFailed(
+            method, f"{type(error).__name__}: {error}", in_transit=True
+        ) from error

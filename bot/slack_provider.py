@@ -18,6 +18,7 @@ from provider import (
     AskUserQuestionRequest,
     UserQuestionService,
 )
+from provider.errors import aborted
 
 from .app import build_app
 from .asks import Asks, error_of, new_ask_id
@@ -26,7 +27,14 @@ from .deadlines import Deadlines
 from .interactions import Interactions
 from .responders import Responders
 from .review import ReviewPolicies
-from .slack_api import SLACK_API_URL, SlackCallFailed, slack_call, web_client
+from .slack_api import (
+    CALL_TIMEOUT_SECONDS,
+    SLACK_API_URL,
+    SlackCallFailed,
+    client_session,
+    slack_call,
+    web_client,
+)
 from .store import AskRecord, AskState, AskStore, MemoryStore, ThreadRef
 from .tasks import Tasks
 from .threads import Threads
@@ -45,6 +53,7 @@ class SlackSettings(BaseModel):
     responders: Sequence[str] = ()
     api_url: str = SLACK_API_URL
     review: ReviewPolicies = ReviewPolicies()
+    call_timeout: float = CALL_TIMEOUT_SECONDS  # a Web API call that takes longer has failed
 
 
 class StartupError(Exception):
@@ -82,7 +91,9 @@ class SlackQuestionProvider:
         self.app = app
         self.bot_user_id = bot_user_id
         self.deadlines = deadlines
-        self._mine: set[str] = set()
+        # Asks made through `ask()` here, each with the future of its storing and posting.
+        self._mine: dict[str, asyncio.Future[AskRecord]] = {}
+        self._closed = False
 
     @classmethod
     async def start(
@@ -93,7 +104,7 @@ class SlackQuestionProvider:
         clock: Clock | None = None,
     ) -> SlackQuestionProvider:
         """Check the token with auth.test, build the app, and take back pending asks."""
-        session = aiohttp.ClientSession()
+        session = client_session(settings.call_timeout)
         try:
             client = web_client(settings.bot_token, base_url=settings.api_url, session=session)
             try:
@@ -109,7 +120,12 @@ class SlackQuestionProvider:
             tasks = Tasks()
             threads = Threads(client, store, settings.channel, clock=clock)
             asks = Asks(
-                client=client, store=store, threads=threads, clock=clock, policies=settings.review
+                client=client,
+                store=store,
+                threads=threads,
+                clock=clock,
+                policies=settings.review,
+                tasks=tasks,
             )
             deadlines = Deadlines(asks)
             asks.on_posted = deadlines.watch
@@ -156,9 +172,10 @@ class SlackQuestionProvider:
 
         def dispose() -> None:
             unregister()
-            for ask_id in sorted(self._mine):
+            for opening in list(self._mine.values()):
                 self.tasks.spawn(
-                    self.asks.withdraw(ask_id, "the Slack provider was disposed"), name="dispose"
+                    self._withdraw_when_shown(opening, "the Slack provider was disposed"),
+                    name="dispose",
                 )
 
         return dispose
@@ -169,6 +186,8 @@ class SlackQuestionProvider:
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         """Post the questions and wait for the answer; abort and cancellation withdraw them."""
+        if self._closed:
+            raise aborted(RuntimeError("the Slack provider is closed"))
         agent = request.agent
         ask_id = new_ask_id()
         # Shielded: a cancellation mid-post must not leave a message nobody tracks.
@@ -180,7 +199,7 @@ class SlackQuestionProvider:
                 agent_name=agent.name if agent else None,
             )
         )
-        self._mine.add(ask_id)
+        self._mine[ask_id] = opening
         remove_callback: Callable[[], None] = lambda: None  # noqa: E731
         try:
             await asyncio.shield(opening)
@@ -203,7 +222,7 @@ class SlackQuestionProvider:
             raise
         finally:
             remove_callback()
-            self._mine.discard(ask_id)
+            self._mine.pop(ask_id, None)
         if settled.state is AskState.ANSWERED and settled.answer is not None:
             return settled.answer
         raise error_of(settled)
@@ -221,10 +240,12 @@ class SlackQuestionProvider:
 
     async def close(self) -> None:
         """Withdraw our in-process asks, finish background work, close the HTTP session."""
-        for ask_id in sorted(self._mine):
-            await self.asks.withdraw(ask_id, "the Slack provider shut down")
-        await self.deadlines.close()
+        self._closed = True
+        for opening in list(self._mine.values()):
+            await self._withdraw_when_shown(opening, "the Slack provider shut down")
         await self.tasks.drain()
+        # After the drain: a post that finished during it may have started a timer.
+        await self.deadlines.close()
         if self._owns_store:
             await self.store.close()
         await self.session.close()

@@ -91,6 +91,7 @@ class AskRecord(Record):
     revision: int = 1  # plan reviews: 2 and up revise a declined plan of the same agent
     revises: str | None = None  # the ask id of that declined plan
     reminded_at: float | None = None
+    shown: bool = False  # the decided message shows the decision (controls gone)
 
     @property
     def request(self) -> AskUserQuestionRequest:
@@ -117,6 +118,7 @@ class EventKind(StrEnum):
     REFUSED = "refused"
     APPROVED = "approved"  # one approval of a plan that needs more
     REMINDED = "reminded"
+    SHOWN = "shown"  # the message now shows the decision
 
 
 class AskEvent(Record):

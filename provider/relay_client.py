@@ -47,6 +47,7 @@ class RelayProvider:
         first_retry: float = 0.1,
         longest_retry: float = 2.0,
         withdraw_within: float = 10.0,
+        min_poll_interval: float = 0.25,
     ) -> None:
         self._base = base_url.rstrip("/")
         self._headers = {"Authorization": f"Bearer {token}"}
@@ -55,6 +56,7 @@ class RelayProvider:
         self._first_retry = first_retry
         self._longest_retry = longest_retry
         self._withdraw_within = withdraw_within
+        self._min_poll = min_poll_interval
         self._session: aiohttp.ClientSession | None = None
         self._withdrawals: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -163,9 +165,14 @@ class RelayProvider:
         return await self._request("POST", "/v1/asks", json=body.to_wire())
 
     async def _get(self, ask_id: str) -> AskView:
-        return await self._request(
+        started = time.monotonic()
+        view = await self._request(
             "GET", f"/v1/asks/{ask_id}", params={"wait": str(self._wait)}, extra_time=self._wait
         )
+        # A relay that answers "pending" at once (shutting down, say) is not polled in a loop.
+        if view.state is AskState.PENDING:
+            await asyncio.sleep(max(0.0, self._min_poll - (time.monotonic() - started)))
+        return view
 
     async def _delete(self, ask_id: str) -> AskView:
         return await self._request("DELETE", f"/v1/asks/{ask_id}")

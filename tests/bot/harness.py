@@ -109,6 +109,7 @@ async def running_bot(
     channel: str | None = CHANNEL,
     review: ReviewPolicies | None = None,
     clock: Clock | None = None,
+    call_timeout: float = 30.0,
 ) -> AsyncIterator[Bot]:
     """Start the provider against `emu`, serve its Bolt app on 127.0.0.1, register it."""
     settings = SlackSettings(
@@ -118,6 +119,7 @@ async def running_bot(
         responders=responders,
         api_url=emu.api_url,
         review=review or ReviewPolicies(),
+        call_timeout=call_timeout,
     )
     provider = await SlackQuestionProvider.start(settings, store=store, clock=clock)
     runner = web.AppRunner(provider.app.web_app(path="/slack/events"), shutdown_timeout=1.0)

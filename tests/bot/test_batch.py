@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from bot.emulator import RateLimited
 from provider import ErrorCode, UserQuestionError
 
-from .harness import ALICE, Bot
+from .harness import ALICE, BOB, Bot
 
 DB = {
     "id": "db",
@@ -200,3 +201,29 @@ async def test_closing_the_modal_is_ask_aborted(bot: Bot) -> None:
     await bot.idle()
     footer = str(bot.now(message).blocks[-1])
     assert f"<@{ALICE}> closed the form" in footer
+
+
+async def test_a_late_part_update_never_lands_over_the_final_outcome(bot: Bot) -> None:
+    questions = [
+        {"id": f"q{i}", "question": f"Question {i}?", "options": [{"label": "A"}, {"label": "B"}]}
+        for i in range(17)
+    ]
+    asking = bot.ask(*questions)  # 16 questions in part 1, 1 in part 2
+    first, second = await bot.posted(1), await bot.posted(2)
+    alice, bob = bot.emu.person(ALICE), bot.emu.person(BOB)
+    for i in range(16):
+        await alice.choose(first, block_id=f"q{i}", value="0")
+    # Slack rate-limits part 1's "answered" update once; slack_sdk waits, then retries.
+    bot.emu.inject("chat.update", RateLimited(retry_after=1))
+    await alice.click(first, text="Submit")
+    await bot.emu.wait_for(
+        lambda: any(c.method == "chat.update" and c.status == 429 for c in bot.emu.calls),
+        what="the rate-limited update",
+    )
+    await bob.choose(second, block_id="q16", value="1")
+    await bob.click(second, text="Submit")
+    assert len((await asking).answers) == 17
+    await bot.idle()
+    shown = str(bot.now(first).blocks)
+    assert f"Answered by <@{BOB}>" in shown
+    assert "waiting for the rest" not in shown

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
-from bot.emulator import ApiError, RateLimited, ServerError, SlackEmulator
+from bot.emulator import ApiError, RateLimited, ServerError, SlackEmulator, Slow
+from bot.sqlite_store import SqliteStore
 from provider import AbortController, AskUserQuestionAnswer, ErrorCode, UserQuestionError
 
 from .harness import ALICE, Bot, running_bot
@@ -61,6 +63,18 @@ async def test_disposing_the_provider_aborts_every_pending_ask(bot: Bot) -> None
         assert "Withdrawn: the Slack provider was disposed" in str(message.blocks[-1])
 
 
+async def test_disposing_while_an_ask_is_still_being_stored_aborts_it(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    async with SqliteStore(tmp_path / "asks.db") as store, running_bot(emu, store=store) as bot:
+        asking = bot.ask(DB)
+        await asyncio.sleep(0)  # one turn of the loop: the store write is under way
+        bot.dispose()
+        assert (await ask_error(asking)).code is ErrorCode.ASK_ABORTED
+        await bot.idle()
+        assert "Withdrawn: the Slack provider was disposed" in str((await bot.posted()).blocks)
+
+
 async def test_a_click_after_a_withdrawal_is_told_so(bot: Bot) -> None:
     controller = AbortController()
     asking = bot.ask(DB, signal=controller.signal)
@@ -111,3 +125,15 @@ async def test_a_single_503_is_retried_and_the_ask_succeeds(bot: Bot) -> None:
     message = await bot.posted()
     await bot.emu.person(ALICE).click(message, text="Postgres")
     assert (await asking).answers[0].selected == ["Postgres"]
+
+
+async def test_a_post_that_times_out_but_reached_slack_is_kept_not_orphaned(
+    emu: SlackEmulator,
+) -> None:
+    async with running_bot(emu, call_timeout=0.5) as bot:
+        bot.emu.inject("chat.postMessage", Slow(seconds=1.0))  # Slack takes it, answers late
+        asking = bot.ask(DB)
+        message = await bot.posted()
+        await emu.person(ALICE).click(message, text="Postgres")
+        assert (await asking).answers[0].selected == ["Postgres"]
+        assert len(bot.ask_posts()) == 1

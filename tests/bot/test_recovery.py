@@ -7,9 +7,9 @@ from pathlib import Path
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.asks import METADATA_EVENT
-from bot.emulator import SlackEmulator
+from bot.emulator import ServerError, SlackEmulator
 from bot.sqlite_store import SqliteStore
-from bot.store import AskRecord, EventKind
+from bot.store import AskRecord, EventKind, MemoryStore
 from provider import AskUserQuestionItem
 
 from .harness import ALICE, CHANNEL, TOKEN, running_bot
@@ -39,6 +39,7 @@ async def test_an_ask_stored_but_never_posted_is_posted_once_on_restart(
             EventKind.CREATED,
             EventKind.POSTED,
             EventKind.ANSWERED,
+            EventKind.SHOWN,
         ]
 
 
@@ -59,3 +60,43 @@ async def test_an_ask_posted_but_not_recorded_before_a_crash_is_not_posted_again
         [record] = await store.recent()
     assert len(emu.calls_to("chat.postMessage")) == 1
     assert record.message_ts == [emu.channel_messages(CHANNEL)[0].ts]
+
+
+async def test_a_lost_post_deep_in_a_busy_thread_is_found_not_posted_again(
+    emu: SlackEmulator,
+) -> None:
+    client = AsyncWebClient(token=TOKEN, base_url=emu.api_url)
+    root = await client.chat_postMessage(channel=CHANNEL, text="Agent needs answers")
+    for n in range(210):  # a busy agent session: earlier asks and chatter
+        await client.chat_postMessage(channel=CHANNEL, thread_ts=root["ts"], text=f"reply {n}")
+    store = MemoryStore()
+    await store.add(stored_but_unposted("a3").model_copy(update={"thread_ts": str(root["ts"])}))
+    # The crash came after Slack took the post and before the store heard of it.
+    await client.chat_postMessage(
+        channel=CHANNEL,
+        thread_ts=root["ts"],
+        text="Which database?",
+        metadata={"event_type": METADATA_EVENT, "event_payload": {"ask_id": "a3", "part": 0}},
+    )
+    async with running_bot(emu, store=store) as bot:
+        assert len(bot.ask_posts()) == 1  # only the post from before the crash
+        record = await store.get("a3")
+        assert record is not None
+        assert record.message_ts == [bot.ask_posts()[0].response["ts"]]
+
+
+async def test_a_decision_slack_would_not_show_is_shown_after_a_restart(
+    emu: SlackEmulator,
+) -> None:
+    store = MemoryStore()
+    async with running_bot(emu, store=store) as bot:
+        asking = bot.ask({"id": "db", "question": "Which database?", "options": [{"label": "A"}]})
+        message = await bot.posted()
+        emu.inject("chat.update", ServerError(503), times=3)  # a Slack outage past the retries
+        await emu.person(ALICE).click(message, text="A")
+        await asking
+        assert any(b["type"] == "actions" for b in bot.now(message).blocks)
+    async with running_bot(emu, store=store) as bot:  # the bot restarts
+        assert not any(b["type"] == "actions" for b in bot.now(message).blocks)
+        [record] = await store.recent()
+        assert record.shown

@@ -68,7 +68,7 @@ async def test_a_pending_ask_survives_kill_9_and_the_waiting_client_gets_the_ans
         [record] = await store.recent()
         kinds = [event.kind for event in await store.events(record.id)]
     assert record.state is AskState.ANSWERED
-    assert kinds == [EventKind.CREATED, EventKind.POSTED, EventKind.ANSWERED]
+    assert kinds == [EventKind.CREATED, EventKind.POSTED, EventKind.ANSWERED, EventKind.SHOWN]
 
 
 async def test_sigterm_keeps_pending_asks_pending_and_exits_cleanly(

@@ -211,6 +211,14 @@ async def test_a_wait_over_60_seconds_is_400(server: Server, http: aiohttp.Clien
     assert (status, [f["field"] for f in problem["fields"]]) == (400, ["wait"])
 
 
+async def test_a_limit_that_is_not_an_ascii_number_is_400(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    for limit in ("²", "0", "501", "ten"):
+        status, problem = await relay(http, "GET", f"{server.url}/v1/asks", params={"limit": limit})
+        assert (status, [f["field"] for f in problem["fields"]]) == (400, ["limit"])
+
+
 async def test_a_body_over_the_size_limit_is_413(
     server: Server, http: aiohttp.ClientSession
 ) -> None:

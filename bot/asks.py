@@ -23,21 +23,16 @@ from provider import (
 )
 from provider.errors import ABORTED_MESSAGE
 
+from .ask_messages import AskMessages
 from .clock import Clock, SystemClock
 from .render import (
     AskLayout,
-    MessageContent,
-    Settlement,
     Unshowable,
     Verdict,
-    ask_message,
     lay_out,
-    settled_message,
 )
-from .render.plan_review import ReviewStatus, plan_review_message, settled_plan_review
-from .responders import mentions
 from .review import ReviewPolicies
-from .slack_api import SlackCallFailed, slack_call
+from .slack_api import SlackCallFailed
 from .store import (
     AskError,
     AskEvent,
@@ -52,11 +47,6 @@ from .threads import NoChannel, Threads
 
 log = logging.getLogger(__name__)
 
-METADATA_EVENT = "slack_questions_ask"
-# How far back (in pages of 200 messages since the ask was created) a lost post is looked for.
-FIND_POSTED_PAGES = 10
-# After a post failed in transit, when to look for it (seconds between looks).
-LOOK_AGAIN_AFTER = (1.0, 3.0)
 # Retries of a final message update that Slack refused (seconds after the first try).
 RESHOW_AFTER = (5.0, 30.0, 120.0)
 RESHOW_RECENT = 200
@@ -132,6 +122,7 @@ class Asks:
         self.tasks = tasks or Tasks()
         self.clock: Clock = clock or SystemClock()
         self.policies = policies or ReviewPolicies()
+        self.messages = AskMessages(client, store, self.policies, self.clock)
         # Called once an ask is fully posted (deadlines start watching it here).
         self.on_posted: Callable[[LiveAsk], None] | None = None
         self._live: dict[str, LiveAsk] = {}
@@ -282,12 +273,12 @@ class Asks:
                 live.record = record
             for part in range(len(record.message_ts), len(live.layout.parts)):
                 try:
-                    ts = await self._find_posted(live, part) if live.recovering else None
+                    ts = await self.messages.find(record, part) if live.recovering else None
                 except SlackCallFailed as unknown:
                     # We cannot tell whether it was posted: posting now could show it twice.
                     return _Deferred(unknown)
                 if ts is None:
-                    ts = await self._post_once(live, part)
+                    ts = await self.messages.post(live.record, live.layout, part)
                 record = live.record.model_copy(
                     update={"message_ts": [*live.record.message_ts, ts]}
                 )
@@ -312,85 +303,6 @@ class Asks:
             if len(live.record.message_ts) == len(live.layout.parts):
                 return
 
-    async def _post_once(self, live: LiveAsk, part: int) -> str:
-        """Post a part; a post that failed in transit may have reached Slack, so look first."""
-        try:
-            return await self._post_part(live, part)
-        except SlackCallFailed as failed:
-            if not failed.in_transit:
-                raise
-            # Slack may still be carrying the post out: look a few times before giving up.
-            for pause in LOOK_AGAIN_AFTER:
-                await asyncio.sleep(pause)
-                found = await self._find_posted(live, part)
-                if found is not None:
-                    return found
-            raise
-
-    async def _find_posted(self, live: LiveAsk, part: int) -> str | None:
-        """The ts of part `part` if Slack has it though we never recorded it (a crash, or a
-        post that timed out), found by our message metadata among messages since the ask
-        was created. `SlackCallFailed` when Slack cannot be asked: posting then would risk
-        a second copy."""
-        record = live.record
-        if record.channel is None:
-            return None
-        cursor: str | None = None
-        for _ in range(FIND_POSTED_PAGES):
-            oldest = f"{record.created_at - 1:.6f}"
-            async with slack_call("conversations.history"):
-                if record.thread_ts is not None:
-                    response = await self.client.conversations_replies(
-                        channel=record.channel,
-                        ts=record.thread_ts,
-                        oldest=oldest,
-                        include_all_metadata=True,
-                        limit=200,
-                        cursor=cursor,
-                    )
-                else:
-                    response = await self.client.conversations_history(
-                        channel=record.channel,
-                        oldest=oldest,
-                        include_all_metadata=True,
-                        limit=200,
-                        cursor=cursor,
-                    )
-            for message in response.get("messages") or []:
-                meta = message.get("metadata") or {}
-                payload = meta.get("event_payload") or {}
-                if (
-                    meta.get("event_type") == METADATA_EVENT
-                    and payload.get("ask_id") == record.id
-                    and payload.get("part") == part
-                ):
-                    return str(message["ts"])
-            cursor = (response.get("response_metadata") or {}).get("next_cursor")
-            if not cursor:
-                return None
-        return None
-
-    async def content(self, live: LiveAsk, part: int) -> MessageContent:
-        """A part's message while the ask is open."""
-        record = live.record
-        if live.layout.plan_review:
-            status = await self.review_status(record)
-            return plan_review_message(record.id, live.layout, record.agent_name, status)
-        return ask_message(record.id, live.layout, part, record.agent_name)
-
-    async def review_status(self, record: AskRecord) -> ReviewStatus:
-        """A plan review's approvals, what it needs, and its previous revision."""
-        policy = self.policies.for_channel(record.channel)
-        previous = await self.store.get(record.revises) if record.revises else None
-        return ReviewStatus(
-            needed=policy.approvals,
-            approvals=tuple((a.by, a.at) for a in record.approvals),
-            reviewers=mentions(policy.reviewers),
-            revision=record.revision,
-            previous_plan=previous.questions[0].detail if previous else None,
-            reminded=record.reminded_at is not None,
-        )
-
     async def save_progress(
         self,
         live: LiveAsk,
@@ -410,34 +322,9 @@ class Asks:
                 live.record, self.event(live.record, kind, actor=actor, detail=detail)
             )
             for part in show:
-                await self._update(live, part, await self.open_view(live, part))
+                view = await self.messages.open_view(live.record, live.layout, part)
+                await self.messages.update(live.record, part, view)
             return True
-
-    async def open_view(self, live: LiveAsk, part: int) -> MessageContent:
-        """A part of an open ask as it should read now (a part already answered says so)."""
-        if part in live.record.parts_done:
-            return settled_message(live.layout, part, self.settlement_of(live.record, part))
-        return await self.content(live, part)
-
-    async def _post_part(self, live: LiveAsk, part: int) -> str:
-        record = live.record
-        assert record.channel is not None
-        content = await self.content(live, part)
-        async with slack_call("chat.postMessage"):
-            response = await self.client.chat_postMessage(
-                channel=record.channel,
-                thread_ts=record.thread_ts,
-                text=content.text,
-                blocks=content.blocks_json(),
-                # Lets a restarted bot find a message it posted but never recorded.
-                metadata={
-                    "event_type": METADATA_EVENT,
-                    "event_payload": {"ask_id": record.id, "part": part},
-                },
-                unfurl_links=False,
-                unfurl_media=False,
-            )
-        return str(response["ts"])
 
     # --- waiting ---------------------------------------------------------------------------
 
@@ -533,9 +420,7 @@ class Asks:
         """Replace the controls of every posted part with the settlement; once every part
         shows it, the record is marked `shown`. False if Slack refused an update."""
         record = live.record
-        shown = True
-        for part in range(len(record.message_ts)):
-            shown &= await self.update_part(live, part, self.settlement_of(record, part))
+        shown = await self.messages.show_decision(record, live.layout)
         if shown and record.settled and not record.shown:
             live.record = record.model_copy(update={"shown": True})
             await self.store.save(
@@ -551,55 +436,6 @@ class Asks:
                 return
         log.error(
             "ask %s: its message still shows controls; it is re-shown at restart", live.record.id
-        )
-
-    async def update_part(self, live: LiveAsk, part: int, settlement: Settlement) -> bool:
-        """Show a part's settlement in place of its controls; False if Slack refused."""
-        record = live.record
-        if live.layout.plan_review:
-            status = await self.review_status(record)
-            content = settled_plan_review(
-                record.id, live.layout, record.agent_name, status, settlement
-            )
-        else:
-            content = settled_message(live.layout, part, settlement)
-        return await self._update(live, part, content)
-
-    async def _update(self, live: LiveAsk, part: int, content: MessageContent) -> bool:
-        """chat.update one part's message; a failure is logged (False), the decision stands."""
-        record = live.record
-        if record.channel is None or part >= len(record.message_ts):
-            return True
-        try:
-            async with slack_call("chat.update"):
-                await self.client.chat_update(
-                    channel=record.channel,
-                    ts=record.message_ts[part],
-                    text=content.text,
-                    blocks=content.blocks_json(),
-                )
-        except SlackCallFailed:
-            log.exception("could not update the message of ask %s part %s", record.id, part)
-            return False
-        return True
-
-    def settlement_of(self, record: AskRecord, part: int) -> Settlement:
-        """What a part's message shows for `record` as it stands."""
-        done = record.parts_done.get(part)
-        answers = {a.id: a for a in record.answer.answers} if record.answer else {}
-        if not record.settled and done is not None:
-            return Settlement(
-                Verdict.PART_DONE,
-                at=done.at,
-                actor=done.by,
-                answers={a.id: a for a in done.answers},
-            )
-        return Settlement(
-            record.verdict or Verdict.FAILED,
-            at=record.decided_at or self.clock.now(),
-            actor=record.decided_by,
-            answers=answers,
-            reason=record.reason,
         )
 
     def event(

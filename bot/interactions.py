@@ -164,7 +164,7 @@ class Interactions:
         record = await self._record(ref.ask_id)
         if record is None or record.revises is None:
             return
-        status = await self.asks.review_status(record)
+        status = await self.asks.messages.review_status(record)
         diff = status.diff(record.questions[0].detail or "")
         if diff is not None:
             view = diff_modal(diff, record.revision)

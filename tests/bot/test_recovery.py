@@ -6,7 +6,7 @@ from pathlib import Path
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.asks import METADATA_EVENT
+from bot.ask_messages import METADATA_EVENT
 from bot.emulator import ServerError, SlackEmulator
 from bot.sqlite_store import SqliteStore
 from bot.store import AskRecord, EventKind, MemoryStore

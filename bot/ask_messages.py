@@ -1,0 +1,200 @@
+"""The Slack messages of an ask: what they say, posting each part once, finding a post that
+was lost, and updating them in place. The lifecycle (`asks.py`) decides; this shows."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from .clock import Clock
+from .render import (
+    AskLayout,
+    MessageContent,
+    Settlement,
+    Verdict,
+    ask_message,
+    settled_message,
+)
+from .render.plan_review import ReviewStatus, plan_review_message, settled_plan_review
+from .responders import mentions
+from .review import ReviewPolicies
+from .slack_api import SlackCallFailed, slack_call
+from .store import AskRecord, AskStore
+
+log = logging.getLogger(__name__)
+
+METADATA_EVENT = "slack_questions_ask"
+# How far back (in pages of 200 messages since the ask was created) a lost post is looked for.
+FIND_POSTED_PAGES = 10
+# After a post failed in transit, when to look for it (seconds between looks).
+LOOK_AGAIN_AFTER = (1.0, 3.0)
+
+
+class AskMessages:
+    """Renders, posts and updates the messages of asks."""
+
+    def __init__(
+        self, client: AsyncWebClient, store: AskStore, policies: ReviewPolicies, clock: Clock
+    ) -> None:
+        self.client = client
+        self._store = store
+        self._policies = policies
+        self._clock = clock
+
+    # --- what a message says ---------------------------------------------------------------
+
+    async def open_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
+        """A part of an open ask as it should read now (a part already answered says so)."""
+        if part in record.parts_done:
+            return settled_message(layout, part, self.settlement_of(record, part))
+        if layout.plan_review:
+            status = await self.review_status(record)
+            return plan_review_message(record.id, layout, record.agent_name, status)
+        return ask_message(record.id, layout, part, record.agent_name)
+
+    async def decided_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
+        """A part once the ask is decided: the decision in place of the controls."""
+        settlement = self.settlement_of(record, part)
+        if layout.plan_review:
+            status = await self.review_status(record)
+            return settled_plan_review(record.id, layout, record.agent_name, status, settlement)
+        return settled_message(layout, part, settlement)
+
+    async def review_status(self, record: AskRecord) -> ReviewStatus:
+        """A plan review's approvals, what it needs, and its previous revision."""
+        policy = self._policies.for_channel(record.channel)
+        previous = await self._store.get(record.revises) if record.revises else None
+        return ReviewStatus(
+            needed=policy.approvals,
+            approvals=tuple((a.by, a.at) for a in record.approvals),
+            reviewers=mentions(policy.reviewers),
+            revision=record.revision,
+            previous_plan=previous.questions[0].detail if previous else None,
+            reminded=record.reminded_at is not None,
+        )
+
+    def settlement_of(self, record: AskRecord, part: int) -> Settlement:
+        """What a part's message shows for `record` as it stands."""
+        done = record.parts_done.get(part)
+        answers = {a.id: a for a in record.answer.answers} if record.answer else {}
+        if not record.settled and done is not None:
+            return Settlement(
+                Verdict.PART_DONE,
+                at=done.at,
+                actor=done.by,
+                answers={a.id: a for a in done.answers},
+            )
+        return Settlement(
+            record.verdict or Verdict.FAILED,
+            at=record.decided_at or self._clock.now(),
+            actor=record.decided_by,
+            answers=answers,
+            reason=record.reason,
+        )
+
+    # --- posting ---------------------------------------------------------------------------
+
+    async def post(self, record: AskRecord, layout: AskLayout, part: int) -> str:
+        """Post a part and return its ts. A post that failed in transit may still have
+        reached Slack, so it is looked for before the failure stands."""
+        try:
+            return await self._post(record, layout, part)
+        except SlackCallFailed as failed:
+            if not failed.in_transit:
+                raise
+            # Slack may still be carrying the post out: look a few times before giving up.
+            for pause in LOOK_AGAIN_AFTER:
+                await asyncio.sleep(pause)
+                found = await self.find(record, part)
+                if found is not None:
+                    return found
+            raise
+
+    async def _post(self, record: AskRecord, layout: AskLayout, part: int) -> str:
+        assert record.channel is not None
+        content = await self.open_view(record, layout, part)
+        async with slack_call("chat.postMessage"):
+            response = await self.client.chat_postMessage(
+                channel=record.channel,
+                thread_ts=record.thread_ts,
+                text=content.text,
+                blocks=content.blocks_json(),
+                # Lets a restarted bot find a message it posted but never recorded.
+                metadata={
+                    "event_type": METADATA_EVENT,
+                    "event_payload": {"ask_id": record.id, "part": part},
+                },
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+        return str(response["ts"])
+
+    async def find(self, record: AskRecord, part: int) -> str | None:
+        """The ts of part `part` if Slack has it though we never recorded it (a crash, or a
+        post that timed out), found by our message metadata among messages since the ask
+        was created. `SlackCallFailed` when Slack cannot be asked: posting then would risk
+        a second copy."""
+        if record.channel is None:
+            return None
+        oldest = f"{record.created_at - 1:.6f}"
+        cursor: str | None = None
+        for _ in range(FIND_POSTED_PAGES):
+            async with slack_call("conversations.history"):
+                if record.thread_ts is not None:
+                    response = await self.client.conversations_replies(
+                        channel=record.channel,
+                        ts=record.thread_ts,
+                        oldest=oldest,
+                        include_all_metadata=True,
+                        limit=200,
+                        cursor=cursor,
+                    )
+                else:
+                    response = await self.client.conversations_history(
+                        channel=record.channel,
+                        oldest=oldest,
+                        include_all_metadata=True,
+                        limit=200,
+                        cursor=cursor,
+                    )
+            for message in response.get("messages") or []:
+                meta = message.get("metadata") or {}
+                payload = meta.get("event_payload") or {}
+                if (
+                    meta.get("event_type") == METADATA_EVENT
+                    and payload.get("ask_id") == record.id
+                    and payload.get("part") == part
+                ):
+                    return str(message["ts"])
+            cursor = (response.get("response_metadata") or {}).get("next_cursor")
+            if not cursor:
+                return None
+        return None
+
+    # --- updating --------------------------------------------------------------------------
+
+    async def show_decision(self, record: AskRecord, layout: AskLayout) -> bool:
+        """Every posted part shows the decision; False if Slack refused an update."""
+        shown = True
+        for part in range(len(record.message_ts)):
+            shown &= await self.update(record, part, await self.decided_view(record, layout, part))
+        return shown
+
+    async def update(self, record: AskRecord, part: int, content: MessageContent) -> bool:
+        """chat.update one part's message; a failure is logged (False)."""
+        if record.channel is None or part >= len(record.message_ts):
+            return True
+        try:
+            async with slack_call("chat.update"):
+                await self.client.chat_update(
+                    channel=record.channel,
+                    ts=record.message_ts[part],
+                    text=content.text,
+                    blocks=content.blocks_json(),
+                )
+        except SlackCallFailed:
+            log.exception("could not update the message of ask %s part %s", record.id, part)
+            return False
+        return True

@@ -72,7 +72,6 @@ class AskMessages:
             reviewers=mentions(policy.reviewers),
             revision=record.revision,
             previous_plan=previous.questions[0].detail if previous else None,
-            reminded=record.reminded_at is not None,
         )
 
     def settlement_of(self, record: AskRecord, part: int) -> Settlement:

@@ -47,8 +47,8 @@ from .threads import NoChannel, Threads
 
 log = logging.getLogger(__name__)
 
-# Retries of a final message update that Slack refused (seconds after the first try).
-RESHOW_AFTER = (5.0, 30.0, 120.0)
+# When to try again (seconds after the first try): a refused final update, a deferred post.
+RETRY_AFTER = (5.0, 30.0, 120.0)
 RESHOW_RECENT = 200
 
 _EVENT_OF_VERDICT = {
@@ -77,19 +77,6 @@ class _Deferred:
     """Posting waits: Slack could not tell us whether the ask was already posted."""
 
     why: SlackCallFailed
-
-
-def is_plan_review(record: AskRecord) -> bool:
-    """Whether the ask is a lone plan-review question (shown as a plan review)."""
-    return len(record.questions) == 1 and record.questions[0].intent is not None
-
-
-def approved(record: AskRecord) -> bool:
-    """Whether a plan review ended approved."""
-    intent = record.questions[0].intent
-    if record.answer is None or intent is None:
-        return False
-    return record.answer.answers[0].selected == [intent.approve]
 
 
 def new_ask_id() -> str:
@@ -205,9 +192,9 @@ class Asks:
         if agent_id is None:
             return None
         for record in await self.store.recent(limit=200):
-            if record.agent_id != agent_id or not is_plan_review(record):
+            if record.agent_id != agent_id or not record.is_plan_review:
                 continue
-            return None if approved(record) or not record.settled else record
+            return None if record.approved or not record.settled else record
         return None
 
     async def post(self, ask_id: str) -> AskRecord:
@@ -292,7 +279,7 @@ class Asks:
 
     async def _post_later(self, live: LiveAsk) -> None:
         start = self.clock.now()
-        for delay in RESHOW_AFTER:
+        for delay in RETRY_AFTER:
             await self.clock.sleep_until(start + delay)
             if live.record.id not in self._live:
                 return
@@ -430,7 +417,7 @@ class Asks:
 
     async def _reshow(self, live: LiveAsk) -> None:
         start = self.clock.now()
-        for delay in RESHOW_AFTER:
+        for delay in RETRY_AFTER:
             await self.clock.sleep_until(start + delay)
             if await self.show(live):
                 return

@@ -119,8 +119,7 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
             "SLACK_QUESTIONS_CHANNEL is missing: the id of the channel questions are posted in"
         )
 
-    responders = tuple(re.split(r"[\s,]+", get("SLACK_QUESTIONS_RESPONDERS") or "")) or ()
-    responders = tuple(r for r in responders if r)
+    responders = tuple(r for r in re.split(r"[\s,]+", get("SLACK_QUESTIONS_RESPONDERS") or "") if r)
     bad = [r for r in responders if not _RESPONDER.match(r)]
     if bad:
         problems.append(

@@ -132,14 +132,6 @@ class Interactions:
         view = changes_modal(ref.ask_id, live.layout.questions[0].question)
         await self._open(live.record, user, trigger_id, view.to_dict(), push=False)
 
-    def check_changes(self, meta: ViewMeta, values: StateValues) -> dict[str, str]:
-        """Errors for a blank change request (empty: accept it)."""
-        return self.check_other(meta, values)
-
-    async def submit_changes(self, user: str, meta: ViewMeta, values: StateValues) -> None:
-        """The requested changes: the answer is the comment, with nothing selected."""
-        await self.submit_other(user, meta, values)
-
     async def open_plan(
         self, user: str, ref: Ref, trigger_id: str, *, view_id: str | None, view_hash: str | None
     ) -> None:
@@ -202,7 +194,7 @@ class Interactions:
             await self._complete_part(live, user, meta.part, result.answers)
 
     def check_other(self, meta: ViewMeta, values: StateValues) -> dict[str, str]:
-        """Errors for a blank "Other" answer (empty: accept it)."""
+        """Errors for a blank "Other" answer or change request (empty: accept it)."""
         live = self.asks.live(meta.ask)
         if live is None:
             return {}
@@ -212,7 +204,8 @@ class Interactions:
         return {}
 
     async def submit_other(self, user: str, meta: ViewMeta, values: StateValues) -> None:
-        """The free-text answer to a one-click question."""
+        """A free-text answer: "Other…" on a one-click question, or a plan's requested
+        changes (the answer is the text, with nothing selected)."""
         live = await self._admit(user, meta.ask)
         if live is None:
             return

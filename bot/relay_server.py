@@ -29,6 +29,7 @@ from provider.relay_wire import (
     FieldProblem,
     Problem,
 )
+from provider.types import field_errors
 
 from .actions import parse_number
 from .asks import Asks
@@ -217,10 +218,7 @@ class RelayServer:
 
 
 def _invalid(error: ValidationError) -> web.Response:
-    fields = [
-        FieldProblem(field=".".join(str(p) for p in e["loc"]) or "body", message=e["msg"])
-        for e in error.errors()
-    ]
+    fields = [FieldProblem(field=f, message=m) for f, m in field_errors(error)]
     summary = "; ".join(f"{f.field}: {f.message}" for f in fields)
     return problem("INVALID_BODY", f"invalid ask: {summary}", fields)
 

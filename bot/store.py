@@ -18,6 +18,7 @@ from provider import (
     AskUserQuestionItem,
     AskUserQuestionRequest,
     ErrorCode,
+    PlanReviewIntent,
 )
 
 from .render import Verdict
@@ -102,6 +103,19 @@ class AskRecord(Record):
     def settled(self) -> bool:
         """Whether the ask has ended, one way or another."""
         return self.state is not AskState.PENDING
+
+    @property
+    def is_plan_review(self) -> bool:
+        """A lone question with a plan-review intent."""
+        return len(self.questions) == 1 and isinstance(self.questions[0].intent, PlanReviewIntent)
+
+    @property
+    def approved(self) -> bool:
+        """Whether a plan review ended with its approving label chosen."""
+        intent = self.questions[0].intent if self.is_plan_review else None
+        if self.answer is None or intent is None:
+            return False
+        return self.answer.answers[0].selected == [intent.approve]
 
 
 class EventKind(StrEnum):

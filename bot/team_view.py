@@ -24,7 +24,7 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from provider import AskUserQuestionAnswerItem, AskUserQuestionItem, PlanReviewIntent
+from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
 
 from .render import MessageContent, Verdict
 from .render.layout import MESSAGE_BLOCKS_MAX
@@ -137,11 +137,6 @@ def team_blocks(
     ]
 
 
-def is_plan_review(record: AskRecord) -> bool:
-    """A lone question with a plan-review intent (shown as approved / declined / changes)."""
-    return len(record.questions) == 1 and isinstance(record.questions[0].intent, PlanReviewIntent)
-
-
 def _split(records: Sequence[AskRecord]) -> tuple[list[AskRecord], list[AskRecord]]:
     # Waiting: newest asked first. Decisions: newest decided first (a long-open ask decided
     # just now belongs at the top). `sorted` is stable, so ties keep the store's order.
@@ -195,7 +190,7 @@ def _section(block_id: str, text: str) -> SectionBlock:
 
 
 def _pending_text(record: AskRecord, link: str | None) -> str:
-    if is_plan_review(record):
+    if record.is_plan_review:
         lines = [_plan_title(record)]
         if record.approvals:
             lines.append(f"Approved so far by {_approvers(record)}")
@@ -210,7 +205,7 @@ def _pending_text(record: AskRecord, link: str | None) -> str:
 def _settled_text(record: AskRecord, link: str | None) -> str:
     verdict = _verdict(record)
     at = when(record.decided_at if record.decided_at is not None else record.created_at)
-    if is_plan_review(record):
+    if record.is_plan_review:
         lines = [_plan_title(record), *_plan_outcome(record, verdict)]
     else:
         answers = {a.id: a for a in record.answer.answers} if record.answer else {}

@@ -13,7 +13,7 @@ from .abort import AbortSignal
 from .agents import Agent
 from .errors import HarnessError
 from .service import UserQuestionService
-from .types import AskUserQuestionRequest
+from .types import AskUserQuestionRequest, field_errors
 
 NAME: Final = "ask_user_question"
 DESCRIPTION: Final = (
@@ -173,6 +173,4 @@ def _only_schema_keys(question: object) -> object:
 def _describe(error: ValidationError | ValueError) -> str:
     if not isinstance(error, ValidationError):
         return str(error)
-    return "; ".join(
-        f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']}" for e in error.errors()
-    )
+    return "; ".join(f"{field}: {message}" for field, message in field_errors(error))

@@ -15,6 +15,7 @@ from pydantic import (
     Field,
     StrictBool,
     StrictStr,
+    ValidationError,
     field_validator,
 )
 
@@ -22,6 +23,11 @@ from .abort import AbortSignal
 from .agents import Agent
 
 NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
+
+
+def field_errors(error: ValidationError) -> list[tuple[str, str]]:
+    """(dotted field path, message) for each problem pydantic found."""
+    return [(".".join(str(p) for p in e["loc"]) or "body", e["msg"]) for e in error.errors()]
 
 
 class WireModel(BaseModel):

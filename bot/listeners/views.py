@@ -27,7 +27,7 @@ def register_views(app: AsyncApp, interactions: Interactions, tasks: Tasks) -> N
     submissions: dict[Callback, tuple[Check, Submit]] = {
         Callback.FORM: (i.check_form, i.submit_form),
         Callback.OTHER: (i.check_other, i.submit_other),
-        Callback.CHANGES: (i.check_changes, i.submit_changes),
+        Callback.CHANGES: (i.check_other, i.submit_other),  # the comment is the answer
     }
     for callback, (check, submit) in submissions.items():
         app.view(callback)(_submission(check, submit, tasks))

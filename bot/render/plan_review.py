@@ -42,7 +42,6 @@ class ReviewStatus:
     reviewers: str = ""  # mentions of who may approve; empty: anyone who may answer
     revision: int = 1
     previous_plan: str | None = None
-    reminded: bool = False
 
     def diff(self, plan: str) -> PlanDiff | None:
         """The changes from the previous revision, if there is one."""

@@ -36,7 +36,6 @@ from .text import cut_escaped, escaped_within, truncate
 
 BUTTON_TEXT_MAX = 75
 SECTION_TEXT_MAX = 3000
-PLACEHOLDER_MAX = 150
 TEXT_INPUT_MAX = 3000
 
 OTHER_BUTTON = "Other…"

@@ -279,3 +279,30 @@ async def test_setting_a_sessions_thread_again_replaces_it(store: AskStore) -> N
     await store.set_thread("planner-7", ThreadRef(channel="C1", thread_ts="1.000100"))
     await store.set_thread("planner-7", ThreadRef(channel="C9", thread_ts="9.000900"))
     assert await store.thread("planner-7") == ThreadRef(channel="C9", thread_ts="9.000900")
+
+
+def test_a_record_knows_a_plan_review_and_whether_it_was_approved() -> None:
+    from provider import AskUserQuestionAnswer, AskUserQuestionItem
+
+    plan = AskUserQuestionItem.model_validate(
+        {
+            "id": "plan",
+            "question": "Go?",
+            "detail": "# Plan",
+            "options": [{"label": "No"}, {"label": "Yes"}],
+            "intent": {"kind": "plan-review", "approve": "Yes"},
+        }
+    )
+    record = AskRecord(id="p", questions=[plan], created_at=0.0)
+
+    def answered(label: str) -> AskRecord:
+        answer = AskUserQuestionAnswer.model_validate(
+            {"answers": [{"id": "plan", "selected": [label]}]}
+        )
+        return record.model_copy(update={"state": AskState.ANSWERED, "answer": answer})
+
+    assert (record.is_plan_review, record.approved) == (True, False)
+    assert answered("Yes").approved
+    assert not answered("No").approved
+    plain = AskRecord(id="q", questions=[plan.model_copy(update={"intent": None})], created_at=0.0)
+    assert not plain.is_plan_review

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import aiohttp
 
-from bot.emulator import SlackEmulator
+from slack_emulator import SlackEmulator
 
 SECRET = "0123456789abcdef0123456789abcdef"
 TOKEN = "xoxb-bench"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.emulator import SlackEmulator
+from slack_emulator import SlackEmulator
 
 from .latency_app import CHANNEL, SECRET, TOKEN
 from .stats import Summary, summarise

@@ -17,7 +17,6 @@ from functools import partial
 from pathlib import Path
 
 from bot.config import load_config, parse_args
-from bot.emulator import SlackEmulator
 from bot.server import Server
 from provider import (
     AskUserQuestionRequest,
@@ -25,6 +24,7 @@ from provider import (
     UserQuestionProvider,
     UserQuestionService,
 )
+from slack_emulator import SlackEmulator
 
 from .stats import summarise
 

@@ -12,12 +12,12 @@ from pathlib import Path
 from pydantic import SecretStr
 
 from provider import AgentRegistry, UserQuestionService
+from slack_emulator import SlackEmulator, seed_workspace
+from slack_emulator.terminal import Terminal
 
 from ..config import Config, Mode
-from ..emulator import SlackEmulator, seed_workspace
 from ..server import Server
 from .demo import run_demo
-from .terminal import Terminal
 
 YOU = "U0YOU00001"
 

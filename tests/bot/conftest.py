@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.emulator import SlackEmulator
+from slack_emulator import SlackEmulator
 
 from .harness import Bot, new_emulator, running_bot
 

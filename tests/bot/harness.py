@@ -11,7 +11,6 @@ from aiohttp import web
 
 from bot import SlackQuestionProvider, SlackSettings
 from bot.clock import Clock
-from bot.emulator import ApiCall, Message, SlackEmulator
 from bot.review import ReviewPolicies
 from bot.store import AskStore
 from provider import (
@@ -22,6 +21,7 @@ from provider import (
     AskUserQuestionRequest,
     UserQuestionService,
 )
+from slack_emulator import ApiCall, Message, SlackEmulator
 
 SECRET = "bot-test-signing-secret"
 TOKEN = "xoxb-bot-test"

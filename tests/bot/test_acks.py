@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.emulator import SlackEmulator, Slow
 from bot.store import AskEvent, AskRecord, MemoryStore
+from slack_emulator import SlackEmulator, Slow
 
 from .harness import ALICE, running_bot
 

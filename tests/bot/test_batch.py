@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.emulator import RateLimited
 from provider import ErrorCode, UserQuestionError
+from slack_emulator import RateLimited
 
 from .harness import ALICE, BOB, Bot
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.emulator import ApiError, RateLimited, ServerError, SlackEmulator, Slow
 from bot.sqlite_store import SqliteStore
 from provider import AbortController, AskUserQuestionAnswer, ErrorCode, UserQuestionError
+from slack_emulator import ApiError, RateLimited, ServerError, SlackEmulator, Slow
 
 from .harness import ALICE, Bot, running_bot
 

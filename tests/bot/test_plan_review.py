@@ -8,9 +8,9 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.clock import ManualClock
-from bot.emulator import Message, SlackEmulator
 from bot.review import ReviewPolicies, ReviewPolicy
 from provider import Agent, ErrorCode, UserQuestionError
+from slack_emulator import Message, SlackEmulator
 
 from .harness import ALICE, BOB, CAROL, CHANNEL, Bot, running_bot
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.ask_messages import METADATA_EVENT
-from bot.emulator import ServerError, SlackEmulator
 from bot.sqlite_store import SqliteStore
 from bot.store import AskRecord, EventKind, MemoryStore
 from provider import AskUserQuestionItem
+from slack_emulator import ServerError, SlackEmulator
 
 from .harness import ALICE, CHANNEL, TOKEN, running_bot
 

@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.emulator import SlackEmulator
 from provider import Agent
+from slack_emulator import SlackEmulator
 
 from .harness import ALICE, BOB, CAROL, CHANNEL, Bot, running_bot
 

@@ -9,13 +9,13 @@ from typing import Any
 
 import aiohttp
 
-from bot.emulator import ApiError, Ephemeral, SlackEmulator
-from bot.emulator.payloads import event_callback
-from bot.emulator.signing import signed_headers
 from bot.render.outcome import when
 from bot.render.text import escape
 from bot.store import AskRecord, AskState, MemoryStore
 from provider import Agent, AskUserQuestionAnswer, AskUserQuestionItem
+from slack_emulator import ApiError, Ephemeral, SlackEmulator
+from slack_emulator.app_payloads import event_callback
+from slack_emulator.request_signing import signed_headers
 
 from .harness import ALICE, BOB, SECRET, Bot, running_bot
 

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from bot.emulator import check_blocks, check_view
 from bot.render import Verdict
 from bot.render.outcome import when
 from bot.store import Approval, AskRecord, AskState
 from bot.team_view import command_message, home_view, team_blocks
 from provider import AskUserQuestionAnswer, AskUserQuestionItem
+from slack_emulator import check_blocks, check_view
 
 ALICE = "U0ALICE001"
 BOB = "U0BOB00002"

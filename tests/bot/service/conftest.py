@@ -8,8 +8,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.emulator import SlackEmulator
 from bot.server import Server
+from slack_emulator import SlackEmulator
 
 from .harness import in_process, service_emulator
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.emulator import SlackEmulator
 from bot.sqlite_store import SqliteStore
 from bot.store import AskState, EventKind
 from provider import AskUserQuestionRequest, RelayProvider
+from slack_emulator import SlackEmulator
 
 from ..harness import ALICE, CHANNEL
 from .harness import (

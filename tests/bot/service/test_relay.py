@@ -7,8 +7,8 @@ from pathlib import Path
 
 import aiohttp
 
-from bot.emulator import Message, SlackEmulator
 from bot.server import Server
+from slack_emulator import Message, SlackEmulator
 
 from ..harness import ALICE, CHANNEL
 from .harness import in_process, relay

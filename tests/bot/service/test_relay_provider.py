@@ -6,7 +6,6 @@ import asyncio
 
 import pytest
 
-from bot.emulator import SlackEmulator
 from bot.server import Server
 from provider import (
     AbortController,
@@ -18,6 +17,7 @@ from provider import (
     UserQuestionError,
     UserQuestionService,
 )
+from slack_emulator import SlackEmulator
 
 from ..harness import ALICE, CHANNEL
 from .harness import RELAY_TOKEN

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.emulator import SlackEmulator
 from bot.server import Server
 from bot.socket_mode import SocketModeRunner
 from provider import AskUserQuestionRequest, RelayProvider
+from slack_emulator import SlackEmulator
 
 from ..harness import ALICE
 from .harness import APP_TOKEN, RELAY_TOKEN, free_port, in_process, service_env, subprocess_service

@@ -1,0 +1,64 @@
+"""`python -m slack_emulator`: run the emulator with a seeded workspace until SIGINT/SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+
+from slack_emulator.emulator import SlackEmulator
+from slack_emulator.seed import seed_workspace
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m slack_emulator", description=__doc__)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=4000)
+    parser.add_argument("--request-url", default=None, help="the app's /slack/events URL")
+    parser.add_argument("--delivery", choices=("http", "socket"), default="http")
+    parser.add_argument("--signing-secret", default="emulator-signing-secret")
+    parser.add_argument("--bot-token", default="xoxb-emulator")
+    parser.add_argument("--app-token", default="xapp-emulator")
+    return parser.parse_args(argv)
+
+
+async def serve(args: argparse.Namespace) -> None:
+    emulator = SlackEmulator(
+        signing_secret=args.signing_secret,
+        bot_token=args.bot_token,
+        app_token=args.app_token,
+        request_url=args.request_url,
+    )
+    emulator.delivery = args.delivery
+    seeded = seed_workspace(emulator.workspace, bot_user_id=emulator.bot_user_id)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    await emulator.start(host=args.host, port=args.port)
+    try:
+        print(f"Slack emulator Web API: {emulator.api_url}", flush=True)
+        print(
+            f"bot token {emulator.bot_token}, app token {emulator.app_token}, "
+            f"signing secret {emulator.signing_secret}",
+            flush=True,
+        )
+        print(
+            f"channel {seeded.channel_id} (#agent-questions), usergroup {seeded.usergroup_id}, "
+            f"people {', '.join(seeded.user_ids)}; deliveries to {args.request_url or '(none)'}",
+            flush=True,
+        )
+        await stop.wait()
+    finally:
+        await emulator.stop()
+        print("Slack emulator stopped", flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    asyncio.run(serve(_arguments(argv)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""Deliveries: what is recorded when the app is late, absent, or answers with text."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from slack_bolt.async_app import AsyncAck
+from slack_sdk.web.async_client import AsyncWebClient
+
+from slack_emulator import SlackEmulator
+from slack_emulator.delivery import parse_ack
+
+from .blocks import answer_modal
+from .conftest import ALICE, QUESTIONS, new_app, served
+
+Json = dict[str, Any]
+
+
+async def test_an_ack_after_three_seconds_is_a_late_ack_and_is_not_applied(
+    emu: SlackEmulator,
+) -> None:
+    # process_before_response: Bolt answers only when the listener returns, so it can be late.
+    app = new_app(emu, process_before_response=True)
+
+    async def on_command(ack: AsyncAck, body: Json, client: AsyncWebClient) -> None:
+        await ack()
+        await client.views_open(trigger_id=body["trigger_id"], view=answer_modal())
+
+    async def slow_submit(ack: AsyncAck) -> None:
+        await asyncio.sleep(3.1)  # the app under test being slow, not the test waiting
+        await ack()
+
+    app.command("/answer")(on_command)
+    app.view("answer")(slow_submit)
+    alice = emu.person(ALICE)
+    async with served(emu, app):
+        await alice.command("/answer", channel=QUESTIONS)
+        await emu.wait_for(lambda: len(emu.views(ALICE)) == 1)
+        await alice.choose(emu.views(ALICE)[0], block_id="q1", value="0")
+        delivery = await alice.submit(emu.views(ALICE)[0])
+    assert (delivery.acked, delivery.late, delivery.in_time) == (True, True, False)
+    (violation,) = emu.violations
+    assert (violation.method, violation.rule, violation.path) == ("view_submission", "late_ack", "")
+    assert violation.message.startswith("acknowledged after 3.")
+    assert len(emu.views(ALICE)) == 1
+
+
+async def test_without_a_request_url_a_delivery_records_why_it_failed(emu: SlackEmulator) -> None:
+    delivery = await emu.person(ALICE).open_home()
+    assert (delivery.acked, delivery.status, delivery.error) == (
+        False,
+        None,
+        "no request_url is set",
+    )
+    assert emu.deliveries == [delivery]
+
+
+async def test_an_unreachable_app_is_recorded_as_a_connection_error(emu: SlackEmulator) -> None:
+    emu.request_url = "http://127.0.0.1:9/slack/events"
+    delivery = await emu.person(ALICE).open_home()
+    assert (delivery.acked, delivery.status) == (False, None)
+    assert str(delivery.error).startswith("ClientConnectorError")
+
+
+async def test_socket_delivery_without_a_connection_fails_after_the_ack_timeout() -> None:
+    async with SlackEmulator(ack_timeout=0.1) as emu:
+        emu.workspace.add_user(ALICE, name="alice")
+        emu.delivery = "socket"
+        delivery = await emu.person(ALICE).open_home()
+    assert (delivery.acked, delivery.transport, delivery.error) == (
+        False,
+        "socket",
+        "no Socket Mode connection within 0.1 s",
+    )
+
+
+def test_an_ack_body_is_read_as_json_or_as_a_message_text() -> None:
+    assert parse_ack("", "text/plain") is None
+    assert parse_ack('{"response_action": "clear"}', "application/json") == {
+        "response_action": "clear"
+    }
+    assert parse_ack("Working on it", "text/plain") == {"text": "Working on it"}

@@ -13,7 +13,7 @@ from slack_emulator.records import ApiCall, BlockKitViolation, Delivery
 from slack_emulator.seed import seed_workspace
 from slack_emulator.slack_objects import Channel, Edited, Ephemeral, Message, User, UserGroup, View
 from slack_emulator.socket_mode_server import SocketModeServer
-from slack_emulator.timekeeping import Clock, ManualClock
+from slack_emulator.timekeeping import Clock, ManualClock, WallClock
 from slack_emulator.workspace import Workspace
 
 __all__ = [
@@ -41,6 +41,7 @@ __all__ = [
     "User",
     "UserGroup",
     "View",
+    "WallClock",
     "Workspace",
     "check_blocks",
     "check_view",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlencode
 
@@ -27,7 +27,7 @@ from slack_emulator.records import (
 )
 from slack_emulator.request_signing import signed_headers
 from slack_emulator.socket_mode_server import SocketModeServer
-from slack_emulator.timekeeping import Clock
+from slack_emulator.timekeeping import Clock, WallClock
 from slack_emulator.wire import JsonDict
 
 FORM: Final = "application/x-www-form-urlencoded"
@@ -41,7 +41,7 @@ class DeliverySettings:
     signing_secret: str
     mode: Transport = "http"
     request_url: str | None = None
-    request_clock: Clock = time.time
+    request_clock: Clock = field(default_factory=WallClock)
     """Source of `X-Slack-Request-Timestamp`: real time, unless a test wants a stale one."""
     ack_timeout: float = 10.0
     """How long the emulator waits for an ack (longer than Slack's 3 s, to measure late ones)."""
@@ -141,7 +141,7 @@ class Deliverer:
             return _Answer(False, None, None, None, "the emulator is not running")
         headers = signed_headers(
             secret=settings.signing_secret,
-            timestamp=int(settings.request_clock()),
+            timestamp=int(settings.request_clock.now()),
             body=body,
             content_type=content_type,
         )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import time
 from collections.abc import Callable
 from types import TracebackType
 
@@ -20,7 +19,7 @@ from slack_emulator.people import Person
 from slack_emulator.records import ApiCall, BlockKitViolation, Delivery, Transport
 from slack_emulator.slack_objects import Ephemeral, Message, View
 from slack_emulator.socket_mode_server import SocketModeServer
-from slack_emulator.timekeeping import Clock
+from slack_emulator.timekeeping import Clock, WallClock
 from slack_emulator.web_api import MethodContext, WebApi
 from slack_emulator.workspace import Workspace
 
@@ -38,7 +37,7 @@ class SlackEmulator:
         bot_token: str = "xoxb-emulator",
         app_token: str = "xapp-emulator",
         request_url: str | None = None,
-        clock: Clock = time.time,
+        clock: Clock | None = None,
         identity: AppIdentity | None = None,
         seed: int | None = 0,
         ack_timeout: float = 10.0,
@@ -50,7 +49,7 @@ class SlackEmulator:
             signing_secret=signing_secret, request_url=request_url, ack_timeout=ack_timeout
         )
         self._core: Core = build_core(
-            app=self._app, clock=clock, seed=seed, settings=self._settings
+            app=self._app, clock=clock or WallClock(), seed=seed, settings=self._settings
         )
         self._faults = Faults()
         self._stopping = asyncio.Event()

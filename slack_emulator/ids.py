@@ -28,7 +28,7 @@ class Ids:
     def ts(self) -> str:
         """A message ts like "1700000000.000100": unique and strictly increasing, even when
         the clock stands still."""
-        micros = round(self._clock() * 1_000_000)
+        micros = round(self._clock.now() * 1_000_000)
         micros = max(micros, self._last_ts_us + 1)
         self._last_ts_us = micros
         return f"{micros // 1_000_000}.{micros % 1_000_000:06d}"
@@ -38,7 +38,7 @@ class Ids:
 
     def view_hash(self) -> str:
         """Like Slack's "1569362015.55b5e41b"; new on every change of the view."""
-        return f"{int(self._clock())}.{self._pick(_MIXED, 8)}"
+        return f"{int(self._clock.now())}.{self._pick(_MIXED, 8)}"
 
     def block_id(self) -> str:
         """What Slack fills in for a block without a block_id (e.g. "8KR", "hspI")."""

@@ -387,7 +387,10 @@ class Person:
     def _envelope(self, event: JsonDict) -> JsonDict:
         core = self._core
         return app_payloads.event_callback(
-            app=core.app, event=event, event_id=core.ids.event_id(), event_time=int(core.clock())
+            app=core.app,
+            event=event,
+            event_id=core.ids.event_id(),
+            event_time=int(core.clock.now()),
         )
 
 

@@ -74,7 +74,7 @@ class ResponseUrls:
         self, *, channel_id: str, user_id: str, message_ts: str | None, ephemeral: bool
     ) -> str:
         key = f"{self._app.team_id}/{self._ids.secret()[:13]}/{self._ids.secret()}"
-        self._grants[key] = _Grant(channel_id, user_id, message_ts, ephemeral, self._clock())
+        self._grants[key] = _Grant(channel_id, user_id, message_ts, ephemeral, self._clock.now())
         return f"{self.base_url}{PATH_PREFIX}/{key}"
 
     def handle(self, key: str, body: object) -> ResponseUrlReply:
@@ -85,7 +85,7 @@ class ResponseUrls:
 
     def _answer(self, key: str, body: object) -> ResponseUrlReply:
         grant = self._grants.get(key)
-        if grant is None or self._clock() - grant.issued_at > LIFETIME_SECONDS:
+        if grant is None or self._clock.now() - grant.issued_at > LIFETIME_SECONDS:
             return ResponseUrlReply(404, {"ok": False, "error": "expired_url"})
         if grant.uses >= MAX_USES:
             return ResponseUrlReply(404, {"ok": False, "error": "used_url"})

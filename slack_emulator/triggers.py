@@ -34,7 +34,7 @@ class Triggers:
 
     def issue(self, user_id: str) -> str:
         trigger_id = self._ids.trigger_id()
-        self._issued[trigger_id] = _Trigger(user_id, self._clock())
+        self._issued[trigger_id] = _Trigger(user_id, self._clock.now())
         return trigger_id
 
     def exchange(self, trigger_id: str) -> str:
@@ -44,7 +44,7 @@ class Triggers:
             raise SlackError("invalid_trigger_id")
         if trigger.exchanged:
             raise SlackError("exchanged_trigger_id")
-        if self._clock() - trigger.issued_at > TRIGGER_LIFETIME_SECONDS:
+        if self._clock.now() - trigger.issued_at > TRIGGER_LIFETIME_SECONDS:
             raise SlackError("expired_trigger_id")
         trigger.exchanged = True
         return trigger.user_id

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from bot.clock import ManualClock
 from bot.review import ReviewPolicies, ReviewPolicy
 from bot.store import AskState, EventKind
 from provider import AskUserQuestionRequest
-from slack_emulator import SlackEmulator, Slow
+from slack_emulator import ManualClock, SlackEmulator, Slow
 
 from .harness import ALICE, BOB, running_bot
 

@@ -7,10 +7,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.clock import ManualClock
 from bot.review import ReviewPolicies, ReviewPolicy
 from provider import Agent, ErrorCode, UserQuestionError
-from slack_emulator import Message, SlackEmulator
+from slack_emulator import ManualClock, Message, SlackEmulator
 
 from .harness import ALICE, BOB, CAROL, CHANNEL, Bot, running_bot
 

@@ -1,6 +1,6 @@
 """The README's claims about the package's edges: the emulator (terminal included) imports
 nothing of `bot` or `provider`, only the standard library, aiohttp, pydantic and slack_sdk;
-and no module name is reused between it and `bot`."""
+no module name is reused between it and `bot`; and `bot` uses it only to run offline."""
 
 from __future__ import annotations
 
@@ -56,6 +56,34 @@ def test_loading_the_emulator_and_its_terminal_loads_nothing_of_bot_or_provider(
 
 def test_no_module_name_is_shared_by_the_emulator_and_bot() -> None:
     assert module_basenames(EMULATOR) & module_basenames(BOT) == set()
+
+
+def emulator_names_imported(path: Path) -> set[str]:
+    """`module.name` for every name `path` imports from slack_emulator."""
+    return {
+        f"{node.module}.{alias.name}"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom)
+        and node.level == 0
+        and (node.module or "").split(".")[0] == "slack_emulator"
+        for alias in node.names
+    }
+
+
+def test_bot_uses_the_emulator_only_in_its_offline_glue_and_never_its_manual_clock() -> None:
+    users = {
+        str(path.relative_to(BOT)): emulator_names_imported(path)
+        for path in BOT.rglob("*.py")
+        if emulator_names_imported(path)
+        or any(module.split(".")[0] == "slack_emulator" for module in imported_modules(path))
+    }
+    assert users == {
+        "offline/run.py": {
+            "slack_emulator.SlackEmulator",
+            "slack_emulator.seed_workspace",
+            "slack_emulator.terminal.Terminal",
+        }
+    }
 
 
 def test_the_emulator_has_a_readme() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from slack_sdk.web.async_client import AsyncWebClient
 
-from slack_emulator import ManualClock, SlackEmulator
+from slack_emulator import SlackEmulator
 
 from .conftest import ALICE, QUESTIONS
 
@@ -60,11 +60,3 @@ def test_members_can_join_and_leave() -> None:
     emu.workspace.add_channel(QUESTIONS, name="agent-questions")
     assert emu.workspace.add_member(QUESTIONS, ALICE).members == (ALICE,)
     assert emu.workspace.remove_member(QUESTIONS, ALICE).members == ()
-
-
-def test_a_manual_clock_moves_only_forward() -> None:
-    clock = ManualClock(100.0)
-    clock.advance(2.5)
-    assert clock() == 102.5
-    with pytest.raises(ValueError, match="backwards"):
-        clock.advance(-1)

@@ -12,7 +12,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.web.async_client import AsyncWebClient
 
-from slack_emulator import SlackEmulator
+from slack_emulator import ManualClock, SlackEmulator
 
 from .conftest import ALICE, QUESTIONS, SECRET
 
@@ -91,7 +91,7 @@ async def test_bolt_answers_401_to_a_request_signed_with_the_wrong_secret(
 async def test_bolt_answers_401_to_a_six_minute_old_timestamp(
     emu: SlackEmulator, http_app: AsyncApp
 ) -> None:
-    emu.request_clock = lambda: time.time() - 360
+    emu.request_clock = ManualClock(time.time() - 360)
     delivery = await emu.person(ALICE).open_home()
     assert (delivery.status, delivery.acked) == (401, False)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal, TypeAlias
 
 from slack_emulator.wire import JsonDict, StateValues, clone_list
 
@@ -52,6 +52,34 @@ _INITIAL_KEYS: Final[dict[str, str]] = {
 _PLURAL_KEYS: Final = frozenset(
     {"selected_options", "selected_users", "selected_conversations", "selected_channels"}
 )
+
+Gesture: TypeAlias = Literal["click", "select", "check", "choose", "type"]
+"""How a person uses an element: one `Person` method each."""
+
+GESTURES: Final[dict[str, Gesture]] = {
+    "button": "click",
+    "workflow_button": "click",
+    "static_select": "select",
+    "multi_static_select": "select",
+    "overflow": "select",
+    "checkboxes": "check",
+    "radio_buttons": "choose",
+    "plain_text_input": "type",
+    "email_text_input": "type",
+    "url_text_input": "type",
+    "number_input": "type",
+}
+"""The elements people can use in the emulator, by type; others are found but not usable."""
+
+
+def types_used_by(gesture: Gesture) -> frozenset[str]:
+    """The element types a person uses with `gesture`."""
+    return frozenset(kind for kind, used in GESTURES.items() if used == gesture)
+
+
+def picks_many(element_type: str) -> bool:
+    """Whether the element holds any number of options (multi-selects, checkboxes)."""
+    return VALUE_KEYS.get(element_type) in _PLURAL_KEYS
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,11 @@ from slack_emulator.wire import JsonDict, StateValues
 
 Target: TypeAlias = Message | Ephemeral | View
 
-BUTTONS: Final = frozenset({"button", "workflow_button"})
-SELECTS: Final = frozenset({"static_select", "multi_static_select", "overflow"})
-CHECKBOXES: Final = frozenset({"checkboxes"})
-RADIOS: Final = frozenset({"radio_buttons"})
-TEXT_INPUTS: Final = frozenset(
-    {"plain_text_input", "email_text_input", "url_text_input", "number_input"}
-)
+BUTTONS: Final = elements.types_used_by("click")
+SELECTS: Final = elements.types_used_by("select")
+CHECKBOXES: Final = elements.types_used_by("check")
+RADIOS: Final = elements.types_used_by("choose")
+TEXT_INPUTS: Final = elements.types_used_by("type")
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""blocktext: Block Kit as a terminal shows it — golden text for hand-written blocks shaped
+"""block_render: Block Kit as a terminal shows it — golden text for hand-written blocks shaped
 like Slack's, and the numbered controls a prompt acts on."""
 
 from __future__ import annotations
@@ -6,18 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from slack_emulator import View
-from slack_emulator.terminal.block_render import (
-    Choice,
-    Control,
-    Names,
-    Style,
-    mrkdwn,
-    render_blocks,
-    render_message,
-    render_view,
-    visible_width,
-    wrap,
-)
+from slack_emulator.terminal.block_render import render_blocks, render_message, render_view
+from slack_emulator.terminal.controls import Choice, Control
+from slack_emulator.terminal.markup import Names, Style
 
 Json = dict[str, Any]
 BACK_SEND = (
@@ -413,15 +404,6 @@ def test_rich_text_and_markdown_blocks_read_plainly() -> None:
     )
 
 
-def test_colour_makes_bold_italic_code_and_mentions_ansi_styles() -> None:
-    text = "*Ship* _now_? `make deploy` for <@U0ALICE001> ~later~"
-    assert mrkdwn(text, COLOR) == (
-        "\x1b[1mShip\x1b[22m \x1b[3mnow\x1b[23m? \x1b[36mmake deploy\x1b[39m for "
-        "\x1b[94m@alice\x1b[39m \x1b[9mlater\x1b[29m"
-    )
-    assert mrkdwn(text, PLAIN) == "Ship now? `make deploy` for @alice ~later~"
-
-
 def test_a_primary_button_is_green_only_with_colour() -> None:
     actions = QUESTION[2:3]
     assert render_blocks(actions, COLOR).text == (
@@ -431,37 +413,9 @@ def test_a_primary_button_is_green_only_with_colour() -> None:
     assert "\x1b" not in render_blocks(QUESTION, PLAIN).text
 
 
-def test_slack_tokens_read_as_slack_shows_them() -> None:
-    cases = {
-        "<@U0ALICE001>": "@alice",
-        "<@U0NOBODY00>": "@U0NOBODY00",
-        "<!subteam^S0REVIEWER>": "@reviewers",
-        "<!subteam^S0OTHERS0|@others>": "@others",
-        "<!here>": "@here",
-        "<#C0QUESTION>": "#agent-questions",
-        "<!date^1700000000^{date}|Nov 14>": "Nov 14",
-        "<https://example.com|docs>": "docs (https://example.com)",
-        "<https://example.com>": "https://example.com",
-        "<mailto:a@example.com|a@example.com>": "a@example.com",
-        "&lt;b&gt; &amp;amp;": "<b> &amp;",
-        "snake_case_name and 2*3*4": "snake_case_name and 2*3*4",
-        "&gt; quoted\nplain": "│ quoted\nplain",
-        ":warning: :no_such_emoji:": "⚠️ :no_such_emoji:",
-    }
-    assert {text: mrkdwn(text, PLAIN) for text in cases} == cases
-
-
 def test_a_message_without_blocks_shows_its_text_and_attachments() -> None:
     rendered = render_message(
         "*Deploy* done", [], PLAIN, attachments=[{"fallback": "build 42 passed"}]
     )
     assert rendered.text == "Deploy done\n▌ build 42 passed"
     assert rendered.controls == ()
-
-
-def test_wrapping_hangs_under_quote_bars_and_keeps_long_words_whole() -> None:
-    assert wrap("│ one two three four five six", 14) == "│ one two\n│ three four\n│ five six"
-    assert wrap("x https://example.com/a/very/long/path y", 12) == (
-        "x\nhttps://example.com/a/very/long/path\ny"
-    )
-    assert visible_width("\x1b[1m[1]\x1b[22m 🤖") == 6

@@ -11,7 +11,7 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from .config import Config, Mode
 from .relay_server import MAX_BODY_BYTES, RelayServer
 from .slack_api import SlackCallFailed, slack_call
-from .slack_provider import SlackQuestionProvider, SlackSettings, StartupError
+from .slack_provider import SlackQuestionProvider, StartupError
 from .socket_mode import SocketModeRunner
 from .sqlite_store import SqliteStore, StoreError
 
@@ -48,32 +48,20 @@ class Server:
     @classmethod
     async def start(cls, config: Config) -> Server:
         """Open the store, check Slack, listen, and take back pending asks."""
-        if config.bot_token is None or config.mode is Mode.OFFLINE:
+        if config.mode is Mode.OFFLINE:
             raise StartupError("the server needs Slack credentials (offline mode wraps it)")
         try:
             store = await SqliteStore.open(config.db_path)
         except StoreError as error:
             raise StartupError(str(error)) from error
         try:
-            provider = await SlackQuestionProvider.start(
-                SlackSettings(
-                    bot_token=config.bot_token.get_secret_value(),
-                    signing_secret=config.signing_secret.get_secret_value()
-                    if config.signing_secret
-                    else "",
-                    channel=config.channel,
-                    responders=config.responders,
-                    api_url=config.api_url,
-                    review=config.review,
-                ),
-                store=store,
-            )
+            provider = await SlackQuestionProvider.start(config.slack, store=store)
         except BaseException:
             await store.close()
             raise
         try:
-            if config.channel is not None:
-                await check_membership(provider, config.channel)
+            if config.slack.channel is not None:
+                await check_membership(provider, config.slack.channel)
             relay = RelayServer(provider.asks, provider.tasks, config.relay_token)
             app = web.Application(client_max_size=MAX_BODY_BYTES)
             app.router.add_get("/healthz", _healthz)
@@ -92,7 +80,7 @@ class Server:
             socket = None
             if config.mode is Mode.SOCKET and config.app_token is not None:
                 socket = SocketModeRunner(
-                    provider.app, config.app_token.get_secret_value(), api_url=config.api_url
+                    provider.app, config.app_token.get_secret_value(), api_url=config.slack.api_url
                 )
                 await socket.start()
         except BaseException:

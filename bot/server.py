@@ -6,12 +6,15 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_sdk.signature import SignatureVerifier
 
 from .config import Config, Mode
 from .relay_server import MAX_BODY_BYTES, RelayServer
 from .slack_api import SlackCallFailed, slack_call
 from .slack_provider import SlackQuestionProvider, StartupError
+from .slack_requests import Refused, check_payload, verified_text
 from .socket_mode import SocketModeRunner
 from .sqlite_store import SqliteStore, StoreError
 
@@ -67,7 +70,8 @@ class Server:
             app.router.add_get("/healthz", _healthz)
             relay.add_routes(app)
             if config.mode is Mode.HTTP:
-                app.router.add_post("/slack/events", _slack_events(provider))
+                verifier = SignatureVerifier(config.slack.signing_secret)
+                app.router.add_post("/slack/events", _slack_events(provider, verifier))
             runner = web.AppRunner(app, shutdown_timeout=SHUTDOWN_GRACE_SECONDS, access_log=None)
             await runner.setup()
             try:
@@ -124,10 +128,21 @@ async def check_membership(provider: SlackQuestionProvider, channel: str) -> Non
 
 
 def _slack_events(
-    provider: SlackQuestionProvider,
+    provider: SlackQuestionProvider, verifier: SignatureVerifier
 ) -> Callable[[web.Request], Awaitable[web.Response]]:
     async def handle(request: web.Request) -> web.Response:
-        bolt_request = await to_bolt_request(request)
+        # Verified and checked here, as Bolt would parse (and fail on) the body first.
+        try:
+            text = verified_text(await request.read(), request.headers, verifier)
+            check_payload(text, request.headers.get("Content-Type"))
+        except Refused as refused:
+            log.warning("refused a request to /slack/events (%d): %s", refused.status, refused)
+            return web.Response(status=refused.status, text=refused.reason)
+        bolt_request = AsyncBoltRequest(
+            body=text,
+            query=request.query_string,
+            headers={name: request.headers.getall(name) for name in request.headers},
+        )
         bolt_response = await provider.app.async_dispatch(bolt_request)
         return await to_aiohttp_response(bolt_response)
 

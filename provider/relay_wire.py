@@ -37,7 +37,11 @@ class ThreadRoute(WireModel):
 class CreateAsk(WireModel):
     """`POST /v1/asks`."""
 
-    questions: list[AskUserQuestionItem]
+    # Not enforced here: an empty list is the seam's EMPTY_QUESTIONS, not a malformed body.
+    questions: list[AskUserQuestionItem] = Field(
+        json_schema_extra={"minItems": 1},
+        description="At least one (else EMPTY_QUESTIONS); question ids unique.",
+    )
     agent: AgentRef | None = None
     idempotency_key: IdempotencyKey | None = None
     thread: ThreadRoute | None = None

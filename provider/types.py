@@ -75,7 +75,10 @@ class PlanReviewIntent(WireModel):
     """The question is a review of the plan in `detail`; `approve` names the approving option."""
 
     kind: Literal["plan-review"] = "plan-review"
-    approve: Text
+    approve: Text = Field(
+        description="The label of the option that approves: it must name one of the question's "
+        "options, and the question must carry the plan in `detail` (else BAD_INTENT)."
+    )
 
 
 # A tagged union on `kind`, so new intents can join without changing the items.
@@ -85,11 +88,14 @@ AskUserQuestionIntent = Annotated[PlanReviewIntent, Field(discriminator="kind")]
 class AskUserQuestionItem(WireModel):
     """One question, with a caller-chosen id that the answer echoes."""
 
-    id: NonEmptyStr
+    id: NonEmptyStr = Field(description="Unique among the ask's questions; echoed in its answer.")
     question: NonEmptyStr
     detail: Text | None = None
     header: Text | None = None
-    options: list[AskUserQuestionOption] | None = None
+    options: list[AskUserQuestionOption] | None = Field(
+        default=None,
+        description="The choices, labels unique; none asks for a free-text answer.",
+    )
     multi_select: StrictBool = Field(default=False, alias="multiSelect")
     intent: AskUserQuestionIntent | None = None
 

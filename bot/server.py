@@ -7,14 +7,13 @@ from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
-from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.signature import SignatureVerifier
 
 from .config import Config, Mode
 from .relay_server import MAX_BODY_BYTES, RelayServer
 from .slack_api import SlackCallFailed, slack_call
 from .slack_provider import SlackQuestionProvider, StartupError
-from .slack_requests import Refused, check_payload, verified_text
+from .slack_requests import Refused, bolt_request_of, verified_text
 from .socket_mode import SocketModeRunner
 from .sqlite_store import SqliteStore, StoreError
 
@@ -134,15 +133,11 @@ def _slack_events(
         # Verified and checked here, as Bolt would parse (and fail on) the body first.
         try:
             text = verified_text(await request.read(), request.headers, verifier)
-            check_payload(text, request.headers.get("Content-Type"))
+            headers = {name.lower(): request.headers.getall(name) for name in request.headers}
+            bolt_request = bolt_request_of(text, request.query_string, headers)
         except Refused as refused:
             log.warning("refused a request to /slack/events (%d): %s", refused.status, refused)
             return web.Response(status=refused.status, text=refused.reason)
-        bolt_request = AsyncBoltRequest(
-            body=text,
-            query=request.query_string,
-            headers={name: request.headers.getall(name) for name in request.headers},
-        )
         bolt_response = await provider.app.async_dispatch(bolt_request)
         return await to_aiohttp_response(bolt_response)
 

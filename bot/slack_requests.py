@@ -15,7 +15,8 @@ from collections.abc import Mapping
 from typing import Final
 from urllib.parse import parse_qsl
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError, model_validator
+from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.signature import SignatureVerifier
 
 TIMESTAMP: Final = "X-Slack-Request-Timestamp"
@@ -52,18 +53,28 @@ def verified_text(body: bytes, headers: Mapping[str, str], verifier: SignatureVe
     return text
 
 
-class _Action(BaseModel):
-    """An action as Bolt's matching reads it."""
+_Id = str | dict[str, JsonValue] | None  # Slack sends an id, or an object holding it
 
+
+class _Ids(BaseModel):
+    """Who and where, as Bolt's context extraction reads them (here and nested)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    user: _Id = None
+    team: _Id = None
+    enterprise: _Id = None
+    channel: _Id = None
+
+
+class _Action(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     action_id: str
     block_id: str | None = None
 
 
-class _Event(BaseModel):
-    model_config = ConfigDict(extra="allow")
-
+class _Event(_Ids):
     type: str
 
 
@@ -73,10 +84,8 @@ class _View(BaseModel):
     callback_id: str | None = None
 
 
-class Envelope(BaseModel):
+class Envelope(_Ids):
     """The fields Bolt indexes into before any listener runs, with the types it assumes."""
-
-    model_config = ConfigDict(extra="allow")
 
     type: str | None = None
     actions: list[_Action] | None = None
@@ -84,11 +93,7 @@ class Envelope(BaseModel):
     view: _View | None = None
     command: str | None = None
     callback_id: str | None = None
-    user: str | dict[str, JsonValue] | None = None
-    team: str | dict[str, JsonValue] | None = None
-    enterprise: str | dict[str, JsonValue] | None = None
-    channel: str | dict[str, JsonValue] | None = None
-    authorizations: list[dict[str, JsonValue]] | None = Field(default=None)
+    authorizations: list[_Ids] | None = None
 
     @model_validator(mode="after")
     def _actions_of_a_click(self) -> Envelope:
@@ -96,6 +101,16 @@ class Envelope(BaseModel):
         if self.type in ("block_actions", "interactive_message") and not self.actions:
             raise ValueError(f"{self.type} without actions")
         return self
+
+
+def bolt_request_of(text: str, query: str, headers: Mapping[str, list[str]]) -> AsyncBoltRequest:
+    """Bolt's request for a verified body, or `Refused` (400) if Bolt could not read or route it."""
+    check_payload(text, next(iter(headers.get("content-type", [])), None))
+    try:
+        return AsyncBoltRequest(body=text, query=query, headers=dict(headers))
+    except (TypeError, ValueError, LookupError, AttributeError, RecursionError) as error:
+        # A shape the envelope does not describe yet: still the sender's garbage, not our bug.
+        raise Refused(400, f"Bolt cannot read it: {type(error).__name__}: {error}") from None
 
 
 def check_payload(text: str, content_type: str | None) -> None:

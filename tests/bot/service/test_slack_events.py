@@ -138,6 +138,20 @@ ROWS = [
         400,
         id="signed command that is a number",
     ),
+    pytest.param(
+        lambda c: sign(b'{"authorizations": [{"enterprise": 5}]}', content_type=JSON),
+        400,
+        id="signed authorization with a numeric enterprise",
+    ),
+    pytest.param(
+        lambda c: sign(
+            b'{"type": "event_callback", "event": {"type": "message", "team": []}}',
+            content_type=JSON,
+        ),
+        400,
+        id="signed event whose team is a list",
+    ),
+    pytest.param(lambda c: unsigned(b"x" * 300_000), 413, id="unsigned body over 256 KiB"),
 ]
 
 

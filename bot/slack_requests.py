@@ -37,7 +37,10 @@ class Refused(Exception):
 
 
 def verified_text(body: bytes, headers: Mapping[str, str], verifier: SignatureVerifier) -> str:
-    """The body as text, once its signature and timestamp are Slack's; else `Refused` (401)."""
+    """The body as text, once its signature and timestamp are Slack's; else `Refused` (401).
+
+    `headers` must look names up case-insensitively, as aiohttp's do.
+    """
     timestamp, signature = headers.get(TIMESTAMP), headers.get(SIGNATURE)
     if timestamp is None or signature is None:
         raise Refused(401, f"no {TIMESTAMP if timestamp is None else SIGNATURE} header")

@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import argparse
 import re
+import secrets
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
+from typing import Final
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
-from .review import PolicyError, ReviewPolicies, load_policies
+from .review import PolicyError, load_policies
 from .slack_api import SLACK_API_URL
+from .slack_provider import SlackSettings
 
 
 class Mode(StrEnum):
@@ -29,23 +32,23 @@ class ConfigError(Exception):
     """The configuration cannot work; the message lists every problem found."""
 
 
+DEFAULT_HOST: Final = "127.0.0.1"
+DEFAULT_PORT: Final = 3000
+DEFAULT_DB: Final = Path("slack-questions.db")
+
+
 class Config(BaseModel):
-    """Typed settings of the service."""
+    """Typed settings of the service; what the Slack provider needs is its `slack` part."""
 
     model_config = ConfigDict(frozen=True)
 
     mode: Mode
-    bot_token: SecretStr | None = None
-    signing_secret: SecretStr | None = None
+    slack: SlackSettings  # offline: fresh credentials the local emulator is told to accept
     app_token: SecretStr | None = None
-    api_url: str = SLACK_API_URL
-    channel: str | None = None
-    responders: tuple[str, ...] = ()
-    db_path: Path = Path("slack-questions.db")
+    db_path: Path = DEFAULT_DB
     relay_token: SecretStr | None = None
-    host: str = "127.0.0.1"
-    port: int = 3000
-    review: ReviewPolicies = ReviewPolicies()
+    host: str = DEFAULT_HOST
+    port: int = DEFAULT_PORT
 
 
 _TOKEN_PREFIXES = {"SLACK_BOT_TOKEN": "xoxb-", "SLACK_APP_TOKEN": "xapp-"}
@@ -62,8 +65,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         description="slack-questions: let AI agents ask people in Slack. With no Slack "
         "credentials it runs offline against a local Slack emulator with a demo agent.",
     )
-    parser.add_argument("--host", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, help="port to listen on (default 3000)")
+    parser.add_argument("--host", help=f"address to listen on (default {DEFAULT_HOST})")
+    parser.add_argument("--port", type=int, help=f"port to listen on (default {DEFAULT_PORT})")
     parser.add_argument("--db", help="SQLite file for asks (SLACK_QUESTIONS_DB)")
     parser.add_argument("--channel", help="channel id for questions (SLACK_QUESTIONS_CHANNEL)")
     parser.add_argument(
@@ -143,11 +146,19 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
     if not api_url.endswith("/"):
         api_url += "/"
 
-    review = ReviewPolicies()
+    offline = mode is Mode.OFFLINE
+    settings = SlackSettings(
+        # Offline, the local emulator is told to accept fresh credentials of our making.
+        bot_token=f"xoxb-offline-{secrets.token_hex(8)}" if bot_token is None else bot_token,
+        signing_secret=secrets.token_hex(16) if offline else secret or "",  # none: Socket Mode
+        channel=channel,
+        responders=responders,
+        api_url=api_url,
+    )
     policy_file = get("SLACK_QUESTIONS_REVIEW_POLICY")
     if policy_file is not None:
         try:
-            review = load_policies(Path(policy_file))
+            settings = settings.model_copy(update={"review": load_policies(Path(policy_file))})
         except PolicyError as error:
             problems.append(f"SLACK_QUESTIONS_REVIEW_POLICY: {error}")
 
@@ -155,24 +166,19 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
         raise ConfigError("cannot start:\n" + "\n".join(f"  - {p}" for p in problems))
     return Config(
         mode=mode,
-        bot_token=SecretStr(bot_token) if bot_token else None,
-        signing_secret=SecretStr(secret) if secret else None,
+        slack=settings,
         app_token=SecretStr(app_token) if app_token else None,
-        api_url=api_url,
-        channel=channel,
-        responders=responders,
-        db_path=Path(args.db or get("SLACK_QUESTIONS_DB") or "slack-questions.db"),
+        db_path=Path(args.db or get("SLACK_QUESTIONS_DB") or DEFAULT_DB),
         relay_token=SecretStr(relay_token) if relay_token else None,
-        host=args.host or get("HOST") or "127.0.0.1",
+        host=args.host or get("HOST") or DEFAULT_HOST,
         port=port,
-        review=review,
     )
 
 
 def _port(value: str | None, problems: list[str]) -> int:
     if value is None:
-        return 3000
+        return DEFAULT_PORT
     if not value.isdigit():
         problems.append(f"PORT must be a number, not {value!r}")
-        return 3000
+        return DEFAULT_PORT
     return int(value)

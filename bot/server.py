@@ -6,12 +6,14 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
+from slack_sdk.signature import SignatureVerifier
 
 from .config import Config, Mode
 from .relay_server import MAX_BODY_BYTES, RelayServer
 from .slack_api import SlackCallFailed, slack_call
-from .slack_provider import SlackQuestionProvider, SlackSettings, StartupError
+from .slack_provider import SlackQuestionProvider, StartupError
+from .slack_requests import Refused, bolt_request_of, verified_text
 from .socket_mode import SocketModeRunner
 from .sqlite_store import SqliteStore, StoreError
 
@@ -48,38 +50,27 @@ class Server:
     @classmethod
     async def start(cls, config: Config) -> Server:
         """Open the store, check Slack, listen, and take back pending asks."""
-        if config.bot_token is None or config.mode is Mode.OFFLINE:
+        if config.mode is Mode.OFFLINE:
             raise StartupError("the server needs Slack credentials (offline mode wraps it)")
         try:
             store = await SqliteStore.open(config.db_path)
         except StoreError as error:
             raise StartupError(str(error)) from error
         try:
-            provider = await SlackQuestionProvider.start(
-                SlackSettings(
-                    bot_token=config.bot_token.get_secret_value(),
-                    signing_secret=config.signing_secret.get_secret_value()
-                    if config.signing_secret
-                    else "",
-                    channel=config.channel,
-                    responders=config.responders,
-                    api_url=config.api_url,
-                    review=config.review,
-                ),
-                store=store,
-            )
+            provider = await SlackQuestionProvider.start(config.slack, store=store)
         except BaseException:
             await store.close()
             raise
         try:
-            if config.channel is not None:
-                await check_membership(provider, config.channel)
+            if config.slack.channel is not None:
+                await check_membership(provider, config.slack.channel)
             relay = RelayServer(provider.asks, provider.tasks, config.relay_token)
             app = web.Application(client_max_size=MAX_BODY_BYTES)
             app.router.add_get("/healthz", _healthz)
             relay.add_routes(app)
             if config.mode is Mode.HTTP:
-                app.router.add_post("/slack/events", _slack_events(provider))
+                verifier = SignatureVerifier(config.slack.signing_secret)
+                app.router.add_post("/slack/events", _slack_events(provider, verifier))
             runner = web.AppRunner(app, shutdown_timeout=SHUTDOWN_GRACE_SECONDS, access_log=None)
             await runner.setup()
             try:
@@ -92,7 +83,7 @@ class Server:
             socket = None
             if config.mode is Mode.SOCKET and config.app_token is not None:
                 socket = SocketModeRunner(
-                    provider.app, config.app_token.get_secret_value(), api_url=config.api_url
+                    provider.app, config.app_token.get_secret_value(), api_url=config.slack.api_url
                 )
                 await socket.start()
         except BaseException:
@@ -136,10 +127,17 @@ async def check_membership(provider: SlackQuestionProvider, channel: str) -> Non
 
 
 def _slack_events(
-    provider: SlackQuestionProvider,
+    provider: SlackQuestionProvider, verifier: SignatureVerifier
 ) -> Callable[[web.Request], Awaitable[web.Response]]:
     async def handle(request: web.Request) -> web.Response:
-        bolt_request = await to_bolt_request(request)
+        # Verified and checked here, as Bolt would parse (and fail on) the body first.
+        try:
+            text = verified_text(await request.read(), request.headers, verifier)
+            headers = {name.lower(): request.headers.getall(name) for name in request.headers}
+            bolt_request = bolt_request_of(text, request.query_string, headers)
+        except Refused as refused:
+            log.warning("refused a request to /slack/events (%d): %s", refused.status, refused)
+            return web.Response(status=refused.status, text=refused.reason)
         bolt_response = await provider.app.async_dispatch(bolt_request)
         return await to_aiohttp_response(bolt_response)
 

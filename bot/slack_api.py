@@ -8,20 +8,14 @@ from typing import Final
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.async_handler import AsyncRetryHandler
-from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
-from slack_sdk.http_retry.builtin_interval_calculators import (
-    BackoffRetryIntervalCalculator,
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
 )
-from slack_sdk.http_retry.request import HttpRequest
-from slack_sdk.http_retry.response import HttpResponse
-from slack_sdk.http_retry.state import RetryState
+from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
 from slack_sdk.web.async_client import AsyncWebClient
 
 SLACK_API_URL: Final = "https://slack.com/api/"
-# Slack's transient errors, where it did not carry the call out: safe to send again. (A 502,
-# 504 or dropped connection may come after Slack acted, so those are not retried blindly.)
-TRANSIENT_STATUSES: Final = frozenset({500, 503})
 # slack_sdk's own timeout does not apply to a session we pass in.
 CALL_TIMEOUT_SECONDS: Final = 30.0
 
@@ -40,20 +34,6 @@ class SlackCallFailed(Exception):
         self.in_transit = in_transit
 
 
-class TransientServerErrorRetryHandler(AsyncRetryHandler):
-    """Retry Slack's transient 500 and 503 with backoff."""
-
-    async def _can_retry_async(
-        self,
-        *,
-        state: RetryState,
-        request: HttpRequest,
-        response: HttpResponse | None = None,
-        error: Exception | None = None,
-    ) -> bool:
-        return response is not None and response.status_code in TRANSIENT_STATUSES
-
-
 def web_client(
     token: str,
     *,
@@ -62,7 +42,12 @@ def web_client(
     retries: int = 2,
     backoff: float = 0.25,
 ) -> AsyncWebClient:
-    """An AsyncWebClient that honours 429 Retry-After and retries Slack's transient 5xx."""
+    """An AsyncWebClient that honours 429 Retry-After and retries Slack's transient 5xx.
+
+    slack_sdk's own handlers: a 429 waits for Retry-After; a 500 or 503 (Slack did not carry
+    the call out) is sent again with backoff. Nothing else is: a 502, 504 or dropped connection
+    may come after Slack acted, so the SDK's default connection-error retry is left out.
+    """
     interval = BackoffRetryIntervalCalculator(backoff_factor=backoff)
     return AsyncWebClient(
         token=token,
@@ -70,7 +55,7 @@ def web_client(
         session=session,
         retry_handlers=[
             AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
-            TransientServerErrorRetryHandler(max_retry_count=retries, interval_calculator=interval),
+            AsyncServerErrorRetryHandler(max_retry_count=retries, interval_calculator=interval),
         ],
     )
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Sequence
 from types import TracebackType
 
 import aiohttp
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
@@ -43,12 +43,16 @@ log = logging.getLogger(__name__)
 
 
 class SlackSettings(BaseModel):
-    """What the provider needs to reach Slack and decide who answers."""
+    """What the provider needs to reach Slack and decide who answers.
+
+    The one home of these settings and their defaults: `python -m bot`'s `Config` holds one.
+    """
 
     model_config = ConfigDict(frozen=True)
 
-    bot_token: str
-    signing_secret: str
+    # Kept out of repr, so a logged or printed settings object does not leak them.
+    bot_token: str = Field(repr=False)
+    signing_secret: str = Field(repr=False)  # empty in Socket Mode, which is not signed
     channel: str | None = None
     responders: Sequence[str] = ()
     api_url: str = SLACK_API_URL

@@ -5,17 +5,18 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, StrictStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from .types import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,
     AskUserQuestionRequest,
     NonEmptyStr,
+    Text,
     WireModel,
 )
 
-IdempotencyKey = Annotated[StrictStr, Field(min_length=1, max_length=200)]
+IdempotencyKey = Annotated[Text, Field(min_length=1, max_length=200)]
 MAX_WAIT_SECONDS = 60
 
 
@@ -23,20 +24,24 @@ class AgentRef(WireModel):
     """The agent asking, as the relay knows it (its session gets one Slack thread)."""
 
     id: NonEmptyStr
-    name: StrictStr | None = None
+    name: Text | None = None
 
 
 class ThreadRoute(WireModel):
     """Post in this channel (and thread) instead of the agent session's own thread."""
 
     channel: NonEmptyStr
-    thread_ts: StrictStr | None = None
+    thread_ts: Text | None = None
 
 
 class CreateAsk(WireModel):
     """`POST /v1/asks`."""
 
-    questions: list[AskUserQuestionItem]
+    # Not enforced here: an empty list is the seam's EMPTY_QUESTIONS, not a malformed body.
+    questions: list[AskUserQuestionItem] = Field(
+        json_schema_extra={"minItems": 1},
+        description="At least one (else EMPTY_QUESTIONS); question ids unique.",
+    )
     agent: AgentRef | None = None
     idempotency_key: IdempotencyKey | None = None
     thread: ThreadRoute | None = None

@@ -2,7 +2,8 @@
 
 Python attributes are snake_case; the wire accepts snake_case and camelCase (`multiSelect`)
 and `to_wire()` writes the seam's own spelling. String fields are strict: a number where a
-string belongs is an error naming the field, never a silent conversion.
+string belongs, or a string UTF-8 cannot encode, is an error naming the field, never a silent
+conversion or a failure further on.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -22,7 +24,23 @@ from pydantic import (
 from .abort import AbortSignal
 from .agents import Agent
 
-NonEmptyStr = Annotated[StrictStr, Field(min_length=1)]
+
+def _utf8(value: str) -> str:
+    # Python strings may hold lone surrogates (from JSON's "\udfff" escape), which no store,
+    # wire or Slack message can carry: refuse them here, naming the field, not later.
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        point = ord(value[error.start])
+        raise ValueError(
+            f"contains U+{point:04X} at index {error.start}, a lone surrogate that UTF-8 cannot encode"
+        ) from None
+    return value
+
+
+# Every string of the seam: strictly a string (no number converted), and encodable as UTF-8.
+Text = Annotated[StrictStr, AfterValidator(_utf8)]
+NonEmptyStr = Annotated[Text, Field(min_length=1)]
 
 
 def field_errors(error: ValidationError) -> list[tuple[str, str]]:
@@ -50,14 +68,17 @@ class AskUserQuestionOption(WireModel):
     """One choice. The label is both what the person sees and the value returned."""
 
     label: NonEmptyStr
-    description: StrictStr | None = None
+    description: Text | None = None
 
 
 class PlanReviewIntent(WireModel):
     """The question is a review of the plan in `detail`; `approve` names the approving option."""
 
     kind: Literal["plan-review"] = "plan-review"
-    approve: StrictStr
+    approve: Text = Field(
+        description="The label of the option that approves: it must name one of the question's "
+        "options, and the question must carry the plan in `detail` (else BAD_INTENT)."
+    )
 
 
 # A tagged union on `kind`, so new intents can join without changing the items.
@@ -67,11 +88,14 @@ AskUserQuestionIntent = Annotated[PlanReviewIntent, Field(discriminator="kind")]
 class AskUserQuestionItem(WireModel):
     """One question, with a caller-chosen id that the answer echoes."""
 
-    id: NonEmptyStr
+    id: NonEmptyStr = Field(description="Unique among the ask's questions; echoed in its answer.")
     question: NonEmptyStr
-    detail: StrictStr | None = None
-    header: StrictStr | None = None
-    options: list[AskUserQuestionOption] | None = None
+    detail: Text | None = None
+    header: Text | None = None
+    options: list[AskUserQuestionOption] | None = Field(
+        default=None,
+        description="The choices, labels unique; none asks for a free-text answer.",
+    )
     multi_select: StrictBool = Field(default=False, alias="multiSelect")
     intent: AskUserQuestionIntent | None = None
 
@@ -123,8 +147,8 @@ class AskUserQuestionAnswerItem(WireModel):
     """The answer to one question: chosen labels and/or a free-text answer."""
 
     id: NonEmptyStr
-    selected: list[StrictStr] = Field(default_factory=list)
-    custom: StrictStr | None = None
+    selected: list[Text] = Field(default_factory=list)
+    custom: Text | None = None
 
 
 class AskUserQuestionAnswer(WireModel):

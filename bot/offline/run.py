@@ -9,8 +9,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from pydantic import SecretStr
-
 from provider import AgentRegistry, UserQuestionService
 from slack_emulator import SlackEmulator, seed_workspace
 from slack_emulator.terminal import Terminal
@@ -25,8 +23,8 @@ YOU = "U0YOU00001"
 async def run_offline(config: Config, stop: asyncio.Event, *, demo: bool = True) -> int:
     """Run until `stop` is set; returns the exit code."""
     emu = SlackEmulator(
-        signing_secret=secrets.token_hex(16),
-        bot_token=f"xoxb-offline-{secrets.token_hex(8)}",
+        signing_secret=config.slack.signing_secret,
+        bot_token=config.slack.bot_token,
         app_token=f"xapp-offline-{secrets.token_hex(8)}",
     )
     seeded = seed_workspace(emu.workspace, bot_user_id=emu.bot_user_id)
@@ -40,10 +38,9 @@ async def run_offline(config: Config, stop: asyncio.Event, *, demo: bool = True)
                 config.model_copy(
                     update={
                         "mode": Mode.HTTP,
-                        "bot_token": SecretStr(emu.bot_token),
-                        "signing_secret": SecretStr(emu.signing_secret),
-                        "api_url": emu.api_url,
-                        "channel": seeded.channel_id,
+                        "slack": config.slack.model_copy(
+                            update={"api_url": emu.api_url, "channel": seeded.channel_id}
+                        ),
                         "db_path": Path(tmp) / "asks.db",
                     }
                 )

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
+from bot import SlackSettings
 from bot.config import ConfigError, Mode, load_config, parse_args
 
 SECRET = "0123456789abcdef0123456789abcdef"
@@ -24,9 +28,48 @@ def test_no_credentials_is_offline_mode() -> None:
     assert load_config({}, parse_args([])).mode is Mode.OFFLINE
 
 
+def test_offline_mode_makes_fresh_credentials_for_the_emulator() -> None:
+    first, second = (load_config({}, parse_args([])).slack for _ in range(2))
+    assert first.bot_token.startswith("xoxb-offline-")
+    assert re.fullmatch(r"[0-9a-f]{32}", first.signing_secret)
+    assert (first.bot_token, first.signing_secret) != (second.bot_token, second.signing_secret)
+
+
+def test_the_slack_settings_are_the_providers_own_with_its_defaults() -> None:
+    config = load_config(HTTP, parse_args([]))
+    assert config.slack == SlackSettings(
+        bot_token="xoxb-1", signing_secret=SECRET, channel="C0QUESTION"
+    )
+
+
+def test_socket_mode_has_no_signing_secret() -> None:
+    env = {**HTTP, "SLACK_APP_TOKEN": "xapp-1"}
+    del env["SLACK_SIGNING_SECRET"]
+    assert load_config(env, parse_args([])).slack.signing_secret == ""
+
+
+def test_no_secret_shows_in_the_configs_repr() -> None:
+    env = {
+        **HTTP,
+        "SLACK_QUESTIONS_RELAY_TOKEN": "relay-token-0123456789",
+        "SLACK_APP_TOKEN": "xapp-1",
+    }
+    shown = repr(load_config(env, parse_args([])))
+    for secret in ("xoxb-1", SECRET, "relay-token-0123456789", "xapp-1"):
+        assert secret not in shown
+    assert "C0QUESTION" in shown
+
+
+def test_a_review_policy_file_reaches_the_slack_settings(tmp_path: Path) -> None:
+    policy = tmp_path / "review.toml"
+    policy.write_text("[default]\napprovals = 2\n")
+    env = {**HTTP, "SLACK_QUESTIONS_REVIEW_POLICY": str(policy)}
+    assert load_config(env, parse_args([])).slack.review.default.approvals == 2
+
+
 def test_a_bot_token_and_signing_secret_is_http_mode() -> None:
     config = load_config(HTTP, parse_args([]))
-    assert (config.mode, config.channel, config.port) == (Mode.HTTP, "C0QUESTION", 3000)
+    assert (config.mode, config.slack.channel, config.port) == (Mode.HTTP, "C0QUESTION", 3000)
 
 
 def test_an_app_token_is_socket_mode_and_needs_no_signing_secret() -> None:
@@ -44,12 +87,12 @@ def test_flags_override_the_environment() -> None:
 
 def test_responders_accept_users_and_groups_separated_by_commas_or_spaces() -> None:
     config = load_config({**HTTP, "SLACK_QUESTIONS_RESPONDERS": "U1AB, S2CD W3EF"}, parse_args([]))
-    assert config.responders == ("U1AB", "S2CD", "W3EF")
+    assert config.slack.responders == ("U1AB", "S2CD", "W3EF")
 
 
 def test_the_api_url_gets_its_trailing_slash() -> None:
     config = load_config({**HTTP, "SLACK_API_URL": "http://127.0.0.1:9/api"}, parse_args([]))
-    assert config.api_url == "http://127.0.0.1:9/api/"
+    assert config.slack.api_url == "http://127.0.0.1:9/api/"
 
 
 def test_a_signing_secret_without_a_bot_token_is_refused() -> None:

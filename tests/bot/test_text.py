@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from .harness import ALICE, Bot
+from bot.sqlite_store import SqliteStore
+from provider import ToolError, ask_user_question_tool
+from slack_emulator import SlackEmulator
+
+from .harness import ALICE, Bot, running_bot
 
 TRICKY = [
     "L" * 200,
@@ -117,3 +122,18 @@ async def test_a_blank_other_answer_is_an_error_in_the_modal(bot: Bot) -> None:
     assert delivery.ack == {"response_action": "errors", "errors": {"db": "Type an answer."}}
     assert not asking.done()
     asking.cancel()
+
+
+async def test_a_lone_surrogate_is_refused_before_the_store_or_slack(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    args = '{"questions":[{"id":"6","question":"a","options":[{"label":"a","description":"\\udfff"}]}]}'
+    async with (
+        SqliteStore(tmp_path / "asks.db") as store,
+        running_bot(emu, store=store) as bot,
+    ):
+        result = await ask_user_question_tool(bot.service).execute(args)
+        assert result.error == ToolError(name="ToolInputError", code="INVALID_ARGUMENTS")
+        assert "questions.0.options.0.description: Value error, contains U+DFFF" in result.content
+        assert await store.recent() == []
+    assert emu.calls_to("chat.postMessage") == []

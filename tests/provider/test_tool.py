@@ -247,3 +247,16 @@ async def test_missing_questions_is_an_error(service: UserQuestionService) -> No
     assert result.content == (
         "Error: invalid ask_user_question arguments: questions: must be an array"
     )
+
+
+async def test_a_lone_surrogate_is_invalid_arguments_naming_the_field(
+    service: UserQuestionService, provider: FixedProvider
+) -> None:
+    args = '{"questions":[{"id":"6","question":"a","options":[{"label":"a","description":"\\udfff"}]}]}'
+    result = await ask_user_question_tool(service).execute(args)
+    assert result.error == ToolError(name="ToolInputError", code="INVALID_ARGUMENTS")
+    assert result.content == (
+        "Error: invalid ask_user_question arguments: questions.0.options.0.description: "
+        "Value error, contains U+DFFF at index 0, a lone surrogate that UTF-8 cannot encode"
+    )
+    assert provider.requests == []

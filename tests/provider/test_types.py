@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from provider import (
     AskUserQuestionAnswer,
@@ -146,3 +146,66 @@ def test_an_answer_omits_absent_custom_on_the_wire() -> None:
     assert answer.to_wire() == {
         "answers": [{"id": "a", "selected": ["X"]}, {"id": "b", "selected": [], "custom": "t"}]
     }
+
+
+LONE = "a\udfffb"  # a lone surrogate: Python holds it, UTF-8 cannot encode it
+
+
+@pytest.mark.parametrize(
+    ("model", "data", "field"),
+    [
+        pytest.param(
+            AskUserQuestionRequest,
+            {
+                "questions": [
+                    {"id": "6", "question": "a", "options": [{"label": "a", "description": LONE}]}
+                ]
+            },
+            "questions.0.options.0.description",
+            id="option description",
+        ),
+        pytest.param(
+            AskUserQuestionItem,
+            {"id": "q", "question": "?", "options": [{"label": LONE}]},
+            "options.0.label",
+            id="option label",
+        ),
+        pytest.param(AskUserQuestionItem, {"id": LONE, "question": "?"}, "id", id="question id"),
+        pytest.param(AskUserQuestionItem, {"id": "q", "question": LONE}, "question", id="question"),
+        pytest.param(
+            AskUserQuestionItem, {"id": "q", "question": "?", "header": LONE}, "header", id="header"
+        ),
+        pytest.param(
+            AskUserQuestionItem, {"id": "q", "question": "?", "detail": LONE}, "detail", id="detail"
+        ),
+        pytest.param(PlanReviewIntent, {"approve": LONE}, "approve", id="approve label"),
+        pytest.param(
+            AskUserQuestionAnswer,
+            {"answers": [{"id": "q", "selected": [LONE]}]},
+            "answers.0.selected.0",
+            id="selected label",
+        ),
+        pytest.param(
+            AskUserQuestionAnswer,
+            {"answers": [{"id": "q", "custom": LONE}]},
+            "answers.0.custom",
+            id="custom answer",
+        ),
+    ],
+)
+def test_a_string_utf8_cannot_encode_is_refused_naming_its_field(
+    model: type[BaseModel], data: dict[str, object], field: str
+) -> None:
+    with pytest.raises(ValidationError) as caught:
+        model.model_validate(data)
+    assert [(e["loc"], e["msg"]) for e in caught.value.errors()] == [
+        (
+            tuple(int(p) if p.isdigit() else p for p in field.split(".")),
+            "Value error, contains U+DFFF at index 1, a lone surrogate that UTF-8 cannot encode",
+        )
+    ]
+
+
+def test_a_surrogate_pair_is_one_character_and_accepted() -> None:
+    item = AskUserQuestionItem.model_validate_json('{"id": "q", "question": "\\ud83d\\ude00?"}')
+    assert item.question == "\U0001f600?"

@@ -247,3 +247,20 @@ async def test_the_openapi_document_describes_every_route(
 
 async def test_healthz_needs_no_token(server: Server, http: aiohttp.ClientSession) -> None:
     assert await relay(http, "GET", f"{server.url}/healthz", token=None) == (200, {"ok": True})
+
+
+async def test_a_lone_surrogate_is_400_and_stores_nothing(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    raw = b'{"questions":[{"id":"6","question":"a","options":[{"label":"a","description":"\\udfff"}]}]}'
+    status, problem = await relay(http, "POST", f"{server.url}/v1/asks", data=raw)
+    assert (status, problem["error"]["code"]) == (400, "INVALID_BODY")
+    # Refused while parsing the JSON, before any field is read: the position is named.
+    assert problem["fields"] == [
+        {
+            "field": "body",
+            "message": "Invalid JSON: lone leading surrogate in hex escape at line 1 column 84",
+        }
+    ]
+    assert await server.store.recent() == []
+    assert emu.calls_to("chat.postMessage") == []

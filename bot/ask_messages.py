@@ -13,7 +13,6 @@ from .render import (
     AskLayout,
     MessageContent,
     Settlement,
-    Verdict,
     ask_message,
     settled_message,
 )
@@ -21,7 +20,7 @@ from .render.plan_review import ReviewStatus, plan_review_message, settled_plan_
 from .responders import mentions
 from .review import ReviewPolicies
 from .slack_api import SlackCallFailed, slack_call
-from .store import AskRecord, AskStore
+from .store import AskRecord, AskStore, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -80,13 +79,14 @@ class AskMessages:
         answers = {a.id: a for a in record.answer.answers} if record.answer else {}
         if not record.settled and done is not None:
             return Settlement(
-                Verdict.PART_DONE,
+                Verdict.ANSWERED,
                 at=done.at,
                 actor=done.by,
                 answers={a.id: a for a in done.answers},
+                waiting=True,
             )
         return Settlement(
-            record.verdict or Verdict.FAILED,
+            record.ended_as or Verdict.FAILED,
             at=record.decided_at or self._clock.now(),
             actor=record.decided_by,
             answers=answers,

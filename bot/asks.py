@@ -1,8 +1,8 @@
 """The life of an ask: stored, posted, waited on, settled once — whoever settles it.
 
-Every way an ask can end (an answer, a closed form, an abort, a Slack failure) goes through
-`settle()`, which lets only the first one through, saves it with its event, wakes the waiters
-and then shows the outcome in Slack.
+Every way an ask can end (bot/outcomes.py: an answer, a withdrawal, a closed form, a Slack
+failure…) goes through `settle()`, which lets only the first one through, saves it with the
+state, event and error its ending names, wakes the waiters and then shows it in Slack.
 """
 
 from __future__ import annotations
@@ -21,23 +21,16 @@ from provider import (
     ErrorCode,
     UserQuestionError,
 )
-from provider.errors import ABORTED_MESSAGE
 
 from .ask_messages import AskMessages
 from .clock import Clock, SystemClock
-from .render import (
-    AskLayout,
-    Unshowable,
-    Verdict,
-    lay_out,
-)
+from .outcomes import ENDINGS, Verdict
+from .render import AskLayout, Unshowable, lay_out
 from .review import ReviewPolicies
 from .slack_api import SlackCallFailed
 from .store import (
-    AskError,
     AskEvent,
     AskRecord,
-    AskState,
     AskStore,
     EventKind,
     ThreadRef,
@@ -50,12 +43,6 @@ log = logging.getLogger(__name__)
 # When to try again (seconds after the first try): a refused final update, a deferred post.
 RETRY_AFTER = (5.0, 30.0, 120.0)
 RESHOW_RECENT = 200
-
-_EVENT_OF_VERDICT = {
-    Verdict.ANSWERED: EventKind.ANSWERED,
-    Verdict.CANCELLED: EventKind.CANCELLED,
-    Verdict.FAILED: EventKind.FAILED,
-}
 
 
 @dataclass(eq=False)
@@ -239,12 +226,7 @@ class Asks:
             log.warning("ask %s stays pending until Slack answers: %s", live.record.id, failure.why)
             self.tasks.spawn(self._post_later(live), name=f"post later {live.record.id}")
             return
-        await self.settle(
-            live.record.id,
-            verdict=Verdict.FAILED,
-            error=AskError(code=ErrorCode.ASK_FAILED, message=str(failure)),
-            reason=str(failure),
-        )
+        await self.settle(live.record.id, Verdict.FAILED, reason=str(failure))
         raise UserQuestionError(ErrorCode.ASK_FAILED, str(failure), cause=failure) from failure
 
     async def _post_parts(self, live: LiveAsk) -> SlackCallFailed | NoChannel | _Deferred | None:
@@ -343,20 +325,26 @@ class Asks:
     async def settle(
         self,
         ask_id: str,
-        *,
         verdict: Verdict,
+        *,
         actor: str | None = None,
         answer: AskUserQuestionAnswer | None = None,
-        error: AskError | None = None,
-        claimed: LiveAsk | None = None,
         reason: str | None = None,
+        detail: str | None = None,
+        claimed: LiveAsk | None = None,
     ) -> bool:
-        """End the ask (if nobody did first), save it, wake waiters, update Slack."""
+        """End the ask as `verdict` (if nobody did first), save it, wake waiters, update Slack.
+
+        The one way an ask ends. `reason` is shown to people; `detail` (default: the reason)
+        completes the seam error the ending gives the agent. An answer goes with `ANSWERED`.
+        """
+        if (answer is not None) != (verdict is Verdict.ANSWERED):
+            raise ValueError(f"an ask ends {verdict} {'without' if answer else 'with'} an answer")
         live = claimed or self.claim(ask_id)
         if live is None:
             return False
         async with live.posting:
-            await self._settle(live, verdict, actor, answer, error, reason)
+            await self._settle(live, verdict, actor, answer, reason, detail or reason)
         return True
 
     async def _settle(
@@ -365,24 +353,24 @@ class Asks:
         verdict: Verdict,
         actor: str | None,
         answer: AskUserQuestionAnswer | None,
-        error: AskError | None,
         reason: str | None,
+        detail: str | None,
     ) -> None:
+        ending = ENDINGS[verdict]
         record = live.record.model_copy(
             update={
-                "state": AskState.ANSWERED if answer is not None else AskState.FAILED,
+                "state": ending.state,
                 "verdict": verdict,
                 "answer": answer,
-                "error": error,
+                "error": ending.error(detail),
                 "decided_by": actor,
                 "decided_at": self.clock.now(),
                 "reason": reason,
             }
         )
-        kind = _EVENT_OF_VERDICT.get(verdict, EventKind.ABORTED)
         try:
             await self.store.save(
-                record, self.event(record, kind, actor=actor, detail=reason or "")
+                record, self.event(record, ending.event, actor=actor, detail=reason or "")
             )
         except BaseException:
             live.deciding = False  # nothing was decided: let the next answer try
@@ -392,16 +380,6 @@ class Asks:
         live.settled.set()
         if not await self.show(live):
             self.tasks.spawn(self._reshow(live), name=f"reshow {record.id}")
-
-    async def withdraw(self, ask_id: str, reason: str | None = None) -> bool:
-        """Abort on the agent's side (signal, cancellation, dispose): `ASK_ABORTED`."""
-        message = f"{ABORTED_MESSAGE}: {reason}" if reason else ABORTED_MESSAGE
-        return await self.settle(
-            ask_id,
-            verdict=Verdict.WITHDRAWN,
-            error=AskError(code=ErrorCode.ASK_ABORTED, message=message),
-            reason=reason,
-        )
 
     async def show(self, live: LiveAsk) -> bool:
         """Replace the controls of every posted part with the settlement; once every part

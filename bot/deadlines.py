@@ -10,15 +10,11 @@ import asyncio
 import contextlib
 import logging
 
-from provider import ErrorCode
-from provider.errors import ABORTED_MESSAGE
-
 from .asks import Asks, LiveAsk
-from .render import Verdict
 from .responders import mentions
 from .review import ReviewPolicy
 from .slack_api import SlackCallFailed, slack_call
-from .store import AskError, EventKind
+from .store import EventKind, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -67,14 +63,7 @@ class Deadlines:
                 await self._asks.clock.sleep_until(created + policy.expire_after)
                 self._acting.add(ask_id)
                 reason = f"the review expired after {spoken(policy.expire_after)} without approval"
-                await self._asks.settle(
-                    ask_id,
-                    verdict=Verdict.EXPIRED,
-                    error=AskError(
-                        code=ErrorCode.ASK_ABORTED, message=f"{ABORTED_MESSAGE}: {reason}"
-                    ),
-                    reason=reason,
-                )
+                await self._asks.settle(ask_id, Verdict.EXPIRED, reason=reason)
         except asyncio.CancelledError:
             raise
         except Exception:

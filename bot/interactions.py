@@ -12,21 +12,19 @@ from provider import (
     AnswerContractError,
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
-    ErrorCode,
     check_answer,
 )
-from provider.errors import ABORTED_MESSAGE
 
 from . import answers
 from .actions import Ref, ViewMeta
 from .asks import Asks, LiveAsk
 from .payloads import StateValues
-from .render import Verdict, details_modal, form_modal, other_modal
+from .render import details_modal, form_modal, other_modal
 from .render.plan_review import changes_modal, diff_modal, plan_modal
 from .render.text import escaped_within
 from .responders import Responders
 from .slack_api import SlackCallFailed, slack_call
-from .store import Approval, AskError, AskRecord, AskState, EventKind, PartAnswer
+from .store import Approval, AskRecord, EventKind, PartAnswer, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -116,12 +114,9 @@ class Interactions:
             return
         await self.asks.settle(
             ref.ask_id,
-            verdict=Verdict.CANCELLED,
+            Verdict.CANCELLED,
             actor=user,
-            error=AskError(
-                code=ErrorCode.ASK_CANCELLED,
-                message=f"{user} chose to discuss the plan in the Slack thread instead",
-            ),
+            detail=f"{user} chose to discuss the plan in the Slack thread instead",
         )
 
     async def open_changes(self, user: str, ref: Ref, trigger_id: str) -> None:
@@ -240,13 +235,7 @@ class Interactions:
         if live is None or not await self.who_may_answer(live).allows(user):
             return
         await self.asks.settle(
-            meta.ask,
-            verdict=Verdict.CLOSED,
-            actor=user,
-            error=AskError(
-                code=ErrorCode.ASK_ABORTED,
-                message=f"{ABORTED_MESSAGE}: {user} closed the form",
-            ),
+            meta.ask, Verdict.CLOSED, actor=user, detail=f"{user} closed the form"
         )
 
     # --- opening modals --------------------------------------------------------------------
@@ -347,15 +336,15 @@ class Interactions:
             log.error("ask %s: answer breaks the contract: %s", live.record.id, broken)
             await self.asks.settle(
                 live.record.id,
+                Verdict.FAILED,
                 claimed=live,
-                verdict=Verdict.FAILED,
                 actor=user,
-                error=AskError(code=ErrorCode.ASK_FAILED, message=f"invalid answer: {broken}"),
                 reason="the answer could not be read",
+                detail=f"invalid answer: {broken}",
             )
             return
         await self.asks.settle(
-            live.record.id, claimed=live, verdict=Verdict.ANSWERED, actor=user, answer=answer
+            live.record.id, Verdict.ANSWERED, claimed=live, actor=user, answer=answer
         )
 
     async def _too_late(self, user: str, ask_id: str) -> None:
@@ -399,10 +388,11 @@ def _typed_text(values: StateValues, block_id: str) -> str:
 
 
 def _settled_text(record: AskRecord) -> str:
+    """The ephemeral "too late" note: this surface's wording of each ending."""
     by = f"<@{record.decided_by}>" if record.decided_by else None
-    if record.state is AskState.ANSWERED:
-        return f"This question was already answered by {by or 'someone else'}."
-    match record.verdict:
+    match record.ended_as:
+        case Verdict.ANSWERED:
+            return f"This question was already answered by {by or 'someone else'}."
         case Verdict.CLOSED:
             return f"This question was dismissed when {by or 'someone'} closed its form."
         case Verdict.CANCELLED:
@@ -411,7 +401,7 @@ def _settled_text(record: AskRecord) -> str:
             return "This question expired before anyone answered."
         case Verdict.FAILED:
             return "This question could not be collected."
-        case _:
+        case Verdict.WITHDRAWN | None:
             return "The agent withdrew this question; no answer is needed."
 
 

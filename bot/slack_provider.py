@@ -35,7 +35,7 @@ from .slack_api import (
     slack_call,
     web_client,
 )
-from .store import AskRecord, AskState, AskStore, MemoryStore, ThreadRef
+from .store import AskRecord, AskState, AskStore, MemoryStore, ThreadRef, Verdict
 from .tasks import Tasks
 from .threads import Threads
 
@@ -206,7 +206,10 @@ class SlackQuestionProvider:
             if request.signal is not None:
 
                 def on_abort(reason: object) -> None:
-                    self.tasks.spawn(self.asks.withdraw(ask_id, _reason(reason)), name="abort")
+                    self.tasks.spawn(
+                        self.asks.settle(ask_id, Verdict.WITHDRAWN, reason=_reason(reason)),
+                        name="abort",
+                    )
 
                 remove_callback = request.signal.add_callback(on_abort)
             settled = await self.asks.wait(ask_id)
@@ -232,7 +235,7 @@ class SlackQuestionProvider:
             record = await opening
         except Exception:
             return  # it failed to post: there is nothing to withdraw
-        await self.asks.withdraw(record.id, reason)
+        await self.asks.settle(record.id, Verdict.WITHDRAWN, reason=reason)
 
     async def idle(self) -> None:
         """Wait until all post-ack work (message updates, replies) has finished."""

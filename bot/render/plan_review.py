@@ -22,9 +22,10 @@ from slack_sdk.models.views import View
 from provider import AskUserQuestionItem
 
 from ..actions import Action, Callback, Ref, ViewMeta
+from ..outcomes import Verdict
+from .decided import Settlement, answer_text, when
 from .layout import AskLayout
 from .message import MessageContent, agent_label
-from .outcome import Settlement, Verdict, answer_text, when
 from .plan import PlanDiff, plan_diff, plan_pages, plan_preview
 from .question import BUTTON_TEXT_MAX, SECTION_TEXT_MAX
 from .text import chunks, escape, escaped_within, truncate
@@ -221,7 +222,7 @@ def settled_plan_review(
             line = f":alarm_clock: *Expired unapproved*{_reason(settlement)} · {stamp}"
         case Verdict.WITHDRAWN:
             line = f":heavy_minus_sign: *Withdrawn*{_reason(settlement)} · {stamp}"
-        case _:
+        case Verdict.FAILED | Verdict.CLOSED:
             line = f":warning: Could not be collected{_reason(settlement)} · {stamp}"
     blocks = [
         *parts.heading,

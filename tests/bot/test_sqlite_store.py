@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bot.render import Verdict
+from bot.outcomes import Verdict
 from bot.sqlite_store import MIGRATIONS, SCHEMA_VERSION, SqliteStore, StoreError, migrate
 from bot.store import AskEvent, AskRecord, AskState, EventKind, ThreadRef
 from provider import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionItem

@@ -12,7 +12,7 @@ import aiohttp
 from bot.emulator import ApiError, Ephemeral, SlackEmulator
 from bot.emulator.payloads import event_callback
 from bot.emulator.signing import signed_headers
-from bot.render.outcome import when
+from bot.render.decided import when
 from bot.render.text import escape
 from bot.store import AskRecord, AskState, MemoryStore
 from provider import Agent, AskUserQuestionAnswer, AskUserQuestionItem

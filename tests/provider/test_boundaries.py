@@ -89,3 +89,8 @@ def test_the_relay_provider_still_loads_from_the_package_on_first_use() -> None:
     from provider.relay_client import RelayProvider as Direct
 
     assert RelayProvider is Direct
+
+
+def test_the_store_and_the_outcome_table_load_no_presentation() -> None:
+    loaded = loaded_after_importing(("bot.store", "bot.outcomes"))
+    assert {name for name in loaded if name.startswith("bot.render")} == set()

@@ -16,7 +16,7 @@ from provider import (
 )
 
 from . import answers
-from .actions import Ref, ViewMeta
+from .actions import AskRef, OptionRef, PageRef, PartRef, QuestionRef, ViewMeta
 from .asks import Asks, LiveAsk
 from .payloads import StateValues
 from .render import details_modal, form_modal, other_modal
@@ -50,16 +50,16 @@ class Interactions:
 
     # --- answering -------------------------------------------------------------------------
 
-    async def pick(self, user: str, ref: Ref) -> None:
-        """A one-click answer: option `ref.number` of the lone question."""
+    async def pick(self, user: str, ref: OptionRef) -> None:
+        """A one-click answer: option `ref.option` of the lone question."""
         live = await self._admit(user, ref.ask_id)
         if live is None:
             return
         question = live.layout.questions[0].question
         try:
-            item = answers.pick(question, ref.number)
+            item = answers.pick(question, ref.option)
         except ValueError:
-            log.warning("ignoring pick of unknown option %s of ask %s", ref.number, ref.ask_id)
+            log.warning("ignoring pick of unknown option %s of ask %s", ref.option, ref.ask_id)
             return
         if (
             live.layout.plan_review
@@ -73,7 +73,7 @@ class Interactions:
 
     # --- plan reviews ----------------------------------------------------------------------
 
-    async def approve(self, user: str, ref: Ref) -> None:
+    async def approve(self, user: str, ref: AskRef) -> None:
         """One reviewer approves; the plan is approved once the policy's count is reached."""
         live = await self._admit(user, ref.ask_id)
         if live is not None and live.layout.plan_review:
@@ -107,7 +107,7 @@ class Interactions:
         item = AskUserQuestionAnswerItem(id=question.id, selected=[question.intent.approve])
         await self._answer(live, user, [item])
 
-    async def discuss(self, user: str, ref: Ref) -> None:
+    async def discuss(self, user: str, ref: AskRef) -> None:
         """The reviewer would rather talk: the agent gets `ASK_CANCELLED`."""
         live = await self._admit(user, ref.ask_id)
         if live is None:
@@ -119,7 +119,7 @@ class Interactions:
             detail=f"{user} chose to discuss the plan in the Slack thread instead",
         )
 
-    async def open_changes(self, user: str, ref: Ref, trigger_id: str) -> None:
+    async def open_changes(self, user: str, ref: AskRef, trigger_id: str) -> None:
         """Open the "Request changes" modal."""
         live = await self._admit(user, ref.ask_id)
         if live is None:
@@ -128,13 +128,19 @@ class Interactions:
         await self._open(live.record, user, trigger_id, view.to_dict(), push=False)
 
     async def open_plan(
-        self, user: str, ref: Ref, trigger_id: str, *, view_id: str | None, view_hash: str | None
+        self,
+        user: str,
+        ref: PageRef,
+        trigger_id: str,
+        *,
+        view_id: str | None,
+        view_hash: str | None,
     ) -> None:
-        """Show page `ref.number` of the whole plan (turning pages inside the modal)."""
+        """Show page `ref.page` of the whole plan (turning pages inside the modal)."""
         record = await self._record(ref.ask_id)
         if record is None or not record.questions[0].detail:
             return
-        view = plan_modal(record.id, record.questions[0].detail, ref.number)
+        view = plan_modal(record.id, record.questions[0].detail, ref.page)
         if view_id is None:
             await self._open(record, user, trigger_id, view.to_dict(), push=False)
             return
@@ -146,7 +152,7 @@ class Interactions:
         except SlackCallFailed as failed:
             log.warning("ask %s: %s", record.id, failed)
 
-    async def open_diff(self, user: str, ref: Ref, trigger_id: str) -> None:
+    async def open_diff(self, user: str, ref: AskRef, trigger_id: str) -> None:
         """Show what changed since the declined revision."""
         record = await self._record(ref.ask_id)
         if record is None or record.revises is None:
@@ -161,16 +167,16 @@ class Interactions:
         live = self.asks.live(ask_id)
         return live.record if live else await self.asks.store.get(ask_id)
 
-    async def submit_part(self, user: str, ref: Ref, values: StateValues) -> None:
+    async def submit_part(self, user: str, ref: PartRef, values: StateValues) -> None:
         """Submit pressed under a form part in the message."""
-        live = await self._admit(user, ref.ask_id, part=ref.number)
+        live = await self._admit(user, ref.ask_id, part=ref.part)
         if live is None:
             return
-        result = answers.read_form(live.layout, ref.number, values)
+        result = answers.read_form(live.layout, ref.part, values)
         if result.errors:
             await self._ephemeral(live.record, user, _errors_text(live, result.errors))
             return
-        await self._complete_part(live, user, ref.number, result.answers)
+        await self._complete_part(live, user, ref.part, result.answers)
 
     def check_form(self, meta: ViewMeta, values: StateValues) -> dict[str, str]:
         """Errors to show under the form's blocks before it may close (empty: accept it)."""
@@ -240,17 +246,17 @@ class Interactions:
 
     # --- opening modals --------------------------------------------------------------------
 
-    async def open_form(self, user: str, ref: Ref, trigger_id: str) -> None:
-        """Open the modal holding part `ref.number`."""
-        live = await self._admit(user, ref.ask_id, part=ref.number)
+    async def open_form(self, user: str, ref: PartRef, trigger_id: str) -> None:
+        """Open the modal holding part `ref.part`."""
+        live = await self._admit(user, ref.ask_id, part=ref.part)
         if live is None or live.record.channel is None:
             return
         view = form_modal(
-            ref.ask_id, live.layout, ref.number, live.record.agent_name, live.record.channel
+            ref.ask_id, live.layout, ref.part, live.record.agent_name, live.record.channel
         )
         await self._open(live.record, user, trigger_id, view.to_dict(), push=False)
 
-    async def open_other(self, user: str, ref: Ref, trigger_id: str) -> None:
+    async def open_other(self, user: str, ref: AskRef, trigger_id: str) -> None:
         """Open the free-text "Other" modal of a one-click question."""
         live = await self._admit(user, ref.ask_id)
         if live is None:
@@ -258,13 +264,15 @@ class Interactions:
         view = other_modal(ref.ask_id, 0, live.layout.questions[0].question)
         await self._open(live.record, user, trigger_id, view.to_dict(), push=False)
 
-    async def open_details(self, user: str, ref: Ref, trigger_id: str, *, push: bool) -> None:
-        """Show a question (`ref.number` is its index) in full; anyone may read it."""
+    async def open_details(
+        self, user: str, ref: QuestionRef, trigger_id: str, *, push: bool
+    ) -> None:
+        """Show question `ref.question` in full; anyone may read it."""
         live = self.asks.live(ref.ask_id)
         record = live.record if live else await self.asks.store.get(ref.ask_id)
-        if record is None or ref.number >= len(record.questions):
+        if record is None or ref.question >= len(record.questions):
             return
-        view = details_modal([record.questions[ref.number]])
+        view = details_modal([record.questions[ref.question]])
         await self._open(record, user, trigger_id, view.to_dict(), push=push)
 
     # --- shared steps ----------------------------------------------------------------------

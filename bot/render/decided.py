@@ -10,6 +10,7 @@ from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, Sec
 
 from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
 
+from ..actions import BlockKind
 from ..outcomes import Verdict
 from .layout import MESSAGE_BLOCKS_MAX, AskLayout
 from .message import MessageContent
@@ -95,7 +96,7 @@ def settled_message(layout: AskLayout, part_number: int, settlement: Settlement)
     footer = verdict_line(settlement)
     blocks.append(
         ContextBlock(
-            block_id=layout.aux_block_id("v", part_number),
+            block_id=layout.aux_block_id(BlockKind.VERDICT, part_number),
             elements=[MarkdownTextObject(verbatim=True, text=footer)],
         )
     )
@@ -104,7 +105,8 @@ def settled_message(layout: AskLayout, part_number: int, settlement: Settlement)
 
 def _section(layout: AskLayout, n: int, text: str) -> SectionBlock:
     return SectionBlock(
-        block_id=layout.aux_block_id("a", n), text=MarkdownTextObject(verbatim=True, text=text)
+        block_id=layout.aux_block_id(BlockKind.ANSWERS, n),
+        text=MarkdownTextObject(verbatim=True, text=text),
     )
 
 

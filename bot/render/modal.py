@@ -15,7 +15,7 @@ from slack_sdk.models.views import View
 
 from provider import AskUserQuestionItem
 
-from ..actions import Action, Callback, ViewMeta
+from ..actions import Action, BlockKind, Callback, ViewMeta
 from .layout import INPUT_LABEL_MAX, MODAL_BLOCKS_MAX, AskLayout
 from .message import agent_label
 from .question import SECTION_TEXT_MAX, TEXT_INPUT_MAX, form_blocks
@@ -29,7 +29,7 @@ def form_modal(
     part = layout.parts[part_number]
     blocks: list[Block] = [
         ContextBlock(
-            block_id=layout.aux_block_id("m", part_number),
+            block_id=layout.aux_block_id(BlockKind.MODAL_CONTEXT, part_number),
             elements=[
                 MarkdownTextObject(
                     verbatim=True,

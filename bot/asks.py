@@ -10,10 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass, field
-
-from slack_sdk.web.async_client import AsyncWebClient
+from typing import Protocol
 
 from provider import (
     AskUserQuestionAnswer,
@@ -26,11 +24,11 @@ from .ask_messages import AskMessages
 from .clock import Clock, SystemClock
 from .outcomes import ENDINGS, Verdict
 from .render import AskLayout, Unshowable, lay_out
-from .review import ReviewPolicies
 from .slack_api import SlackCallFailed
 from .store import (
     AskEvent,
     AskRecord,
+    AskState,
     AskStore,
     EventKind,
     ThreadRef,
@@ -77,28 +75,37 @@ def error_of(record: AskRecord) -> UserQuestionError:
     return UserQuestionError(record.error.code, record.error.message)
 
 
+class PostedListener(Protocol):
+    """Told when an ask is fully posted (deadlines start their timers here)."""
+
+    def posted(self, asks: Asks, live: LiveAsk) -> None:
+        """`live` is in Slack now, every part of it; `asks` holds it."""
+        ...
+
+
 class Asks:
-    """Creates, tracks and settles asks; the one place their state changes."""
+    """Creates, tracks and settles asks; the one place their state changes.
+
+    Its collaborators are given, not reached through: the store keeps asks, `threads` says
+    where a session posts, `messages` is all Slack I/O of an ask, `listener` hears of posts.
+    """
 
     def __init__(
         self,
         *,
-        client: AsyncWebClient,
         store: AskStore,
         threads: Threads,
+        messages: AskMessages,
         clock: Clock | None = None,
-        policies: ReviewPolicies | None = None,
         tasks: Tasks | None = None,
+        listener: PostedListener | None = None,
     ) -> None:
-        self.client = client
-        self.store = store
-        self.threads = threads
-        self.tasks = tasks or Tasks()
-        self.clock: Clock = clock or SystemClock()
-        self.policies = policies or ReviewPolicies()
-        self.messages = AskMessages(client, store, self.policies, self.clock)
-        # Called once an ask is fully posted (deadlines start watching it here).
-        self.on_posted: Callable[[LiveAsk], None] | None = None
+        self._store = store
+        self._threads = threads
+        self._messages = messages
+        self._clock: Clock = clock or SystemClock()
+        self._tasks = tasks or Tasks()
+        self._listener = listener
         self._live: dict[str, LiveAsk] = {}
 
     # --- reading ---------------------------------------------------------------------------
@@ -110,6 +117,19 @@ class Asks:
     def open_asks(self) -> list[LiveAsk]:
         """Every pending ask, oldest first."""
         return sorted(self._live.values(), key=lambda live: live.record.created_at)
+
+    async def record(self, ask_id: str) -> AskRecord | None:
+        """The ask as it stands now: the live copy while open, else the stored one."""
+        live = self._live.get(ask_id)
+        return live.record if live is not None else await self._store.get(ask_id)
+
+    async def stored(self, ask_id: str) -> AskRecord | None:
+        """The ask as last saved (the store is the truth others read)."""
+        return await self._store.get(ask_id)
+
+    async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
+        """Stored asks newest first, optionally only in one state."""
+        return await self._store.recent(state=state, limit=limit)
 
     # --- creating --------------------------------------------------------------------------
 
@@ -154,11 +174,11 @@ class Asks:
                 ErrorCode.ASK_FAILED, f"Slack cannot show this ask: {error}", cause=error
             ) from error
         revises = await self._declined_plan(agent_id) if layout.plan_review else None
-        record, created = await self.store.add(
+        record, created = await self._store.add(
             AskRecord(
                 id=ask_id or new_ask_id(),
                 questions=request.questions,
-                created_at=self.clock.now(),
+                created_at=self._clock.now(),
                 agent_id=agent_id,
                 agent_name=agent_name,
                 idempotency_key=idempotency_key,
@@ -178,7 +198,7 @@ class Asks:
         """The agent session's latest plan review, if it ended without approval."""
         if agent_id is None:
             return None
-        for record in await self.store.recent(limit=200):
+        for record in await self._store.recent(limit=200):
             if record.agent_id != agent_id or not record.is_plan_review:
                 continue
             return None if record.approved or not record.settled else record
@@ -188,7 +208,7 @@ class Asks:
         """Post every part of the ask not yet posted (none twice); `ASK_FAILED` on refusal."""
         live = self._live.get(ask_id)
         if live is None:
-            record = await self.store.get(ask_id)
+            record = await self._store.get(ask_id)
             if record is None:
                 raise KeyError(ask_id)
             return record
@@ -198,11 +218,11 @@ class Asks:
     async def recover(self) -> list[AskRecord]:
         """After a restart: take every pending ask back in hand, posting what never was,
         and show the decision of recent asks whose message never got to show it."""
-        for record in await self.store.recent(limit=RESHOW_RECENT):
+        for record in await self._store.recent(limit=RESHOW_RECENT):
             if record.settled and not record.shown and record.message_ts:
                 await self.show(LiveAsk(record, lay_out(record.request)))
         resumed = []
-        for record in await self.store.pending():
+        for record in await self._store.pending():
             self._take(record)
             try:
                 resumed.append(await self.post(record.id))
@@ -219,12 +239,12 @@ class Asks:
         async with live.posting:
             failure = await self._post_parts(live)
         if failure is None:
-            if self.on_posted is not None and live.record.id in self._live:
-                self.on_posted(live)
+            if self._listener is not None and live.record.id in self._live:
+                self._listener.posted(self, live)
             return
         if isinstance(failure, _Deferred):
             log.warning("ask %s stays pending until Slack answers: %s", live.record.id, failure.why)
-            self.tasks.spawn(self._post_later(live), name=f"post later {live.record.id}")
+            self._tasks.spawn(self._post_later(live), name=f"post later {live.record.id}")
             return
         await self.settle(live.record.id, Verdict.FAILED, reason=str(failure))
         raise UserQuestionError(ErrorCode.ASK_FAILED, str(failure), cause=failure) from failure
@@ -233,7 +253,7 @@ class Asks:
         try:
             record = live.record
             if record.channel is None:
-                where = await self.threads.for_session(
+                where = await self._threads.for_session(
                     record.agent_id, record.agent_name, ask_id=record.id
                 )
                 record = record.model_copy(
@@ -242,17 +262,17 @@ class Asks:
                 live.record = record
             for part in range(len(record.message_ts), len(live.layout.parts)):
                 try:
-                    ts = await self.messages.find(record, part) if live.recovering else None
+                    ts = await self._messages.find(record, part) if live.recovering else None
                 except SlackCallFailed as unknown:
                     # We cannot tell whether it was posted: posting now could show it twice.
                     return _Deferred(unknown)
                 if ts is None:
-                    ts = await self.messages.post(live.record, live.layout, part)
+                    ts = await self._messages.post(live.record, live.layout, part)
                 record = live.record.model_copy(
                     update={"message_ts": [*live.record.message_ts, ts]}
                 )
                 live.record = record
-                await self.store.save(
+                await self._store.save(
                     record, self.event(record, EventKind.POSTED, detail=f"part {part} at {ts}")
                 )
         except (SlackCallFailed, NoChannel) as error:
@@ -260,9 +280,9 @@ class Asks:
         return None
 
     async def _post_later(self, live: LiveAsk) -> None:
-        start = self.clock.now()
+        start = self._clock.now()
         for delay in RETRY_AFTER:
-            await self.clock.sleep_until(start + delay)
+            await self._clock.sleep_until(start + delay)
             if live.record.id not in self._live:
                 return
             try:
@@ -287,12 +307,12 @@ class Asks:
         async with live.posting:
             if live.deciding or self._live.get(live.record.id) is not live:
                 return False
-            await self.store.save(
+            await self._store.save(
                 live.record, self.event(live.record, kind, actor=actor, detail=detail)
             )
             for part in show:
-                view = await self.messages.open_view(live.record, live.layout, part)
-                await self.messages.update(live.record, part, view)
+                view = await self._messages.open_view(live.record, live.layout, part)
+                await self._messages.update(live.record, part, view)
             return True
 
     # --- waiting ---------------------------------------------------------------------------
@@ -303,7 +323,7 @@ class Asks:
         if live is not None:
             await live.settled.wait()
             return live.record
-        record = await self.store.get(ask_id)
+        record = await self._store.get(ask_id)
         if record is None:
             raise KeyError(ask_id)
         return record
@@ -364,12 +384,12 @@ class Asks:
                 "answer": answer,
                 "error": ending.error(detail),
                 "decided_by": actor,
-                "decided_at": self.clock.now(),
+                "decided_at": self._clock.now(),
                 "reason": reason,
             }
         )
         try:
-            await self.store.save(
+            await self._store.save(
                 record, self.event(record, ending.event, actor=actor, detail=reason or "")
             )
         except BaseException:
@@ -379,24 +399,24 @@ class Asks:
         del self._live[record.id]
         live.settled.set()
         if not await self.show(live):
-            self.tasks.spawn(self._reshow(live), name=f"reshow {record.id}")
+            self._tasks.spawn(self._reshow(live), name=f"reshow {record.id}")
 
     async def show(self, live: LiveAsk) -> bool:
         """Replace the controls of every posted part with the settlement; once every part
         shows it, the record is marked `shown`. False if Slack refused an update."""
         record = live.record
-        shown = await self.messages.show_decision(record, live.layout)
+        shown = await self._messages.show_decision(record, live.layout)
         if shown and record.settled and not record.shown:
             live.record = record.model_copy(update={"shown": True})
-            await self.store.save(
+            await self._store.save(
                 live.record, self.event(live.record, EventKind.SHOWN, actor=record.decided_by)
             )
         return shown
 
     async def _reshow(self, live: LiveAsk) -> None:
-        start = self.clock.now()
+        start = self._clock.now()
         for delay in RETRY_AFTER:
-            await self.clock.sleep_until(start + delay)
+            await self._clock.sleep_until(start + delay)
             if await self.show(live):
                 return
         log.error(
@@ -408,11 +428,11 @@ class Asks:
     ) -> AskEvent:
         """An event of `record`, stamped now."""
         return AskEvent(
-            ask_id=record.id, at=self.clock.now(), kind=kind, actor=actor, detail=detail
+            ask_id=record.id, at=self._clock.now(), kind=kind, actor=actor, detail=detail
         )
 
     async def note(self, ask_id: str, kind: EventKind, actor: str | None, detail: str) -> None:
         """Log an event that changes nothing (a refused click, a late answer)."""
-        await self.store.log(
-            AskEvent(ask_id=ask_id, at=self.clock.now(), kind=kind, actor=actor, detail=detail)
+        await self._store.log(
+            AskEvent(ask_id=ask_id, at=self._clock.now(), kind=kind, actor=actor, detail=detail)
         )

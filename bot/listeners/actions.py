@@ -25,15 +25,18 @@ from ..actions import (
 )
 from ..interactions import Interactions
 from ..payloads import BlockActions
+from ..plan_reviews import PlanReviews
 from ..tasks import Tasks
 from .parsing import parse, ref_of
 
 Handler = Callable[[BlockActions, Ref], Awaitable[None]]
 
 
-def register_actions(app: AsyncApp, interactions: Interactions, tasks: Tasks) -> None:
-    """Wire the ask's buttons and menus to `interactions`."""
-    i = interactions
+def register_actions(
+    app: AsyncApp, interactions: Interactions, plan_reviews: PlanReviews, tasks: Tasks
+) -> None:
+    """Wire the ask's buttons and menus to `interactions` (a plan review's to `plan_reviews`)."""
+    i, plans = interactions, plan_reviews
 
     def trigger(p: BlockActions) -> str:
         return p.trigger_id or ""
@@ -52,13 +55,13 @@ def register_actions(app: AsyncApp, interactions: Interactions, tasks: Tasks) ->
         Action.DETAILS: lambda p, r: i.open_details(
             p.user.id, QuestionRef.of(r), trigger(p), push=p.container.type == "view"
         ),
-        Action.APPROVE: lambda p, r: i.approve(p.user.id, AskRef.of(r)),
-        Action.DISCUSS: lambda p, r: i.discuss(p.user.id, AskRef.of(r)),
-        Action.CHANGES: lambda p, r: i.open_changes(p.user.id, AskRef.of(r), trigger(p)),
-        Action.PLAN: lambda p, r: i.open_plan(
+        Action.APPROVE: lambda p, r: plans.approve(p.user.id, AskRef.of(r)),
+        Action.DISCUSS: lambda p, r: plans.discuss(p.user.id, AskRef.of(r)),
+        Action.CHANGES: lambda p, r: plans.open_changes(p.user.id, AskRef.of(r), trigger(p)),
+        Action.PLAN: lambda p, r: plans.open_plan(
             p.user.id, PageRef.of(r), trigger(p), view_id=modal(p)[0], view_hash=modal(p)[1]
         ),
-        Action.DIFF: lambda p, r: i.open_diff(p.user.id, AskRef.of(r), trigger(p)),
+        Action.DIFF: lambda p, r: plans.open_diff(p.user.id, AskRef.of(r), trigger(p)),
     }
     for matcher, handler in handlers.items():
         app.action(matcher)(_listener(handler, tasks))

@@ -25,7 +25,7 @@ from .text import chunks, escape, truncate
 def form_modal(
     ask_id: str, layout: AskLayout, part_number: int, agent_name: str | None, channel: str
 ) -> View:
-    """The questions of one part as a modal; closing it aborts the ask (`notify_on_close`)."""
+    """The questions of one part as a modal; closing it ends the ask as closed (`notify_on_close`)."""
     part = layout.parts[part_number]
     blocks: list[Block] = [
         ContextBlock(

@@ -14,9 +14,10 @@ from provider import (
 
 from .ask_messages import AskMessages
 from .asks import Asks, LiveAsk
+from .render.notes import settled_note
 from .responders import Responders
 from .review import ReviewPolicies
-from .store import AskRecord, EventKind, Verdict
+from .store import EventKind, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -107,22 +108,6 @@ class Admission:
         if record is None:
             return
         await self._asks.note(ask_id, EventKind.REFUSED, user, "already settled")
-        await self._messages.ephemeral(record, user, _settled_text(record))
-
-
-def _settled_text(record: AskRecord) -> str:
-    """The ephemeral "too late" note: this surface's wording of each ending."""
-    by = f"<@{record.decided_by}>" if record.decided_by else None
-    match record.ended_as:
-        case Verdict.ANSWERED:
-            return f"This question was already answered by {by or 'someone else'}."
-        case Verdict.CLOSED:
-            return f"This question was dismissed when {by or 'someone'} closed its form."
-        case Verdict.CANCELLED:
-            return f"{by or 'Someone'} chose to discuss this question instead."
-        case Verdict.EXPIRED:
-            return "This question expired before anyone answered."
-        case Verdict.FAILED:
-            return "This question could not be collected."
-        case Verdict.WITHDRAWN | None:
-            return "The agent withdrew this question; no answer is needed."
+        await self._messages.ephemeral(
+            record, user, settled_note(record.ended_as, record.decided_by)
+        )

@@ -1,8 +1,10 @@
-"""The ids our Block Kit carries: action ids, button values, view callback ids and metadata.
+"""The ids our Block Kit carries: action ids, block ids, button values, callback ids, metadata.
 
-Block ids are question ids (the interactive block of question `q` has `block_id == q`); the ask
-and the option travel in values as `ask_id/number`, and labels are looked up in the stored
-request, so any label round-trips exactly whatever Slack does to display text.
+Each is named here once and both its writer (render/) and its reader (answers, listeners)
+use the name. The interactive block of question `q` has `block_id == q`; helper blocks are
+`<prefix><BlockKind>.<index>`. The ask and a number travel in values as `ask_id/number`, where
+the action id says what the number is (an option, a part, a question, a page: one typed ref
+each); labels are looked up in the stored request, so any label round-trips exactly.
 """
 
 from __future__ import annotations
@@ -41,6 +43,25 @@ class Callback(StrEnum):
     PLAN = "sq_plan"
 
 
+class BlockKind(StrEnum):
+    """Kinds of helper blocks; the index after the kind is the one named in the comment."""
+
+    HEADING = "h"  # a question's heading section (question)
+    OTHER = "o"  # a question's free-text "Other" input (question)
+    SKIP = "s"  # a question's Skip checkbox (question)
+    PART_HEADING = "p"  # the heading of a form part in the message (part)
+    SUBMIT = "submit"  # the Submit button of a form part in the message (part)
+    MODAL_CONTEXT = "m"  # the context line atop a form modal (part)
+    ANSWERS = "a"  # a decided message: questions with their answers (section)
+    VERDICT = "v"  # a decided message: the footer saying how it ended (part)
+    PLAN_TITLE = "ph"  # plan review: the header (0)
+    PLAN_QUESTION = "pq"  # plan review: who asks what (0)
+    PLAN_CUT = "pc"  # plan review: the preview was cut, "View the whole plan" (0)
+    PLAN_DIFF = "pd"  # plan review: changes since the declined revision (0)
+    PLAN_STATUS = "ps"  # plan review: approvals so far and who may review (0)
+    PLAN_VERDICT = "pv"  # plan review: how it was decided (0)
+
+
 PICK_PATTERN: Final = re.compile(rf"^{Action.PICK}(\.\d+)?$")
 SKIP_VALUE: Final = "skip"
 # The numbers we write: ASCII digits, no leading zero ("٣" and "03" are not ours).
@@ -54,7 +75,8 @@ def parse_number(text: str) -> int | None:
 
 @dataclass(frozen=True)
 class Ref:
-    """An ask and a number (option index or part number), as carried in a value."""
+    """The value a button or option carries: an ask and a number, whose meaning the action id
+    gives. Interactions read it through one of the typed refs below."""
 
     ask_id: str
     number: int
@@ -71,6 +93,90 @@ class Ref:
         if not sep or not ask_id or number is None:
             raise ValueError(f"not a slack-questions value: {value!r}")
         return cls(ask_id, number)
+
+
+@dataclass(frozen=True)
+class AskRef:
+    """A control that names only its ask (it carries 0 as its number)."""
+
+    ask_id: str
+
+    def encode(self) -> str:
+        """The value string Slack carries back to us."""
+        return Ref(self.ask_id, 0).encode()
+
+    @classmethod
+    def of(cls, ref: Ref) -> AskRef:
+        """The ask a value names."""
+        return cls(ref.ask_id)
+
+
+@dataclass(frozen=True)
+class OptionRef:
+    """An option (by index) of an ask's lone question: a pick."""
+
+    ask_id: str
+    option: int
+
+    def encode(self) -> str:
+        """The value string Slack carries back to us."""
+        return Ref(self.ask_id, self.option).encode()
+
+    @classmethod
+    def of(cls, ref: Ref) -> OptionRef:
+        """The option a value names."""
+        return cls(ref.ask_id, ref.number)
+
+
+@dataclass(frozen=True)
+class PartRef:
+    """A part of a split ask: its form, its Submit button."""
+
+    ask_id: str
+    part: int
+
+    def encode(self) -> str:
+        """The value string Slack carries back to us."""
+        return Ref(self.ask_id, self.part).encode()
+
+    @classmethod
+    def of(cls, ref: Ref) -> PartRef:
+        """The part a value names."""
+        return cls(ref.ask_id, ref.number)
+
+
+@dataclass(frozen=True)
+class QuestionRef:
+    """A question (by index) of an ask: "View all" shows it in full."""
+
+    ask_id: str
+    question: int
+
+    def encode(self) -> str:
+        """The value string Slack carries back to us."""
+        return Ref(self.ask_id, self.question).encode()
+
+    @classmethod
+    def of(cls, ref: Ref) -> QuestionRef:
+        """The question a value names."""
+        return cls(ref.ask_id, ref.number)
+
+
+@dataclass(frozen=True)
+class PageRef:
+    """A page of a plan shown in a modal."""
+
+    ask_id: str
+    page: int
+
+    def encode(self) -> str:
+        """The value string Slack carries back to us."""
+        return Ref(self.ask_id, self.page).encode()
+
+    @classmethod
+    def of(cls, ref: Ref) -> PageRef:
+        """The page a value names."""
+        return cls(ref.ask_id, ref.number)
 
 
 class ViewMeta(BaseModel):

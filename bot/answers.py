@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
 
-from .actions import SKIP_VALUE, parse_number
+from .actions import SKIP_VALUE, BlockKind, parse_number
 from .payloads import ElementState, StateValues
 from .render import AskLayout, QuestionLayout
 from .render.text import unescape
@@ -62,11 +62,15 @@ def _read_question(
 ) -> AskUserQuestionAnswerItem | str:
     question = q.question
     chosen = _chosen(values.get(question.id, {}), len(question.labels))
-    other = _text(values.get(layout.aux_block_id("o", q.index), {})) if q.has_options else ""
+    other = (
+        _text(values.get(layout.aux_block_id(BlockKind.OTHER, q.index), {}))
+        if q.has_options
+        else ""
+    )
     if not q.has_options:
         other = _text(values.get(question.id, {}))
     skipped = q.skippable and SKIP_VALUE in _values(
-        values.get(layout.aux_block_id("s", q.index), {})
+        values.get(layout.aux_block_id(BlockKind.SKIP, q.index), {})
     )
     answered = bool(chosen or other)
     if skipped and answered:

@@ -8,6 +8,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from .interactions import Interactions
 from .listeners import register_actions, register_events, register_views
 from .listeners.team import register_team_view
+from .plan_reviews import PlanReviews
 from .store import AskStore
 from .tasks import Tasks
 
@@ -17,6 +18,7 @@ def build_app(
     *,
     signing_secret: str,
     interactions: Interactions,
+    plan_reviews: PlanReviews,
     store: AskStore,
     tasks: Tasks,
 ) -> AsyncApp:
@@ -30,7 +32,7 @@ def build_app(
         signing_secret=signing_secret,
         process_before_response=True,
     )
-    register_actions(app, interactions, tasks)
+    register_actions(app, interactions, plan_reviews, tasks)
     register_views(app, interactions, tasks)
     register_events(app, interactions, tasks)
     register_team_view(app, store, client, tasks)

@@ -1,11 +1,13 @@
-"""The Slack messages of an ask: what they say, posting each part once, finding a post that
-was lost, and updating them in place. The lifecycle (`asks.py`) decides; this shows."""
+"""An ask's Slack I/O, all of it: what its messages say, posting each part once, finding a post
+that was lost, updating them in place, ephemeral notes, reminders, and its modals.
+The lifecycle (`asks.py`) decides and the handlers choose; only this module calls Slack for an ask."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 
+from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
 
 from .clock import Clock
@@ -13,7 +15,6 @@ from .render import (
     AskLayout,
     MessageContent,
     Settlement,
-    Verdict,
     ask_message,
     settled_message,
 )
@@ -21,7 +22,7 @@ from .render.plan_review import ReviewStatus, plan_review_message, settled_plan_
 from .responders import mentions
 from .review import ReviewPolicies
 from .slack_api import SlackCallFailed, slack_call
-from .store import AskRecord, AskStore
+from .store import AskRecord, AskStore, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -80,13 +81,14 @@ class AskMessages:
         answers = {a.id: a for a in record.answer.answers} if record.answer else {}
         if not record.settled and done is not None:
             return Settlement(
-                Verdict.PART_DONE,
+                Verdict.ANSWERED,
                 at=done.at,
                 actor=done.by,
                 answers={a.id: a for a in done.answers},
+                waiting=True,
             )
         return Settlement(
-            record.verdict or Verdict.FAILED,
+            record.ended_as or Verdict.FAILED,
             at=record.decided_at or self._clock.now(),
             actor=record.decided_by,
             answers=answers,
@@ -197,3 +199,65 @@ class AskMessages:
             log.exception("could not update the message of ask %s part %s", record.id, part)
             return False
         return True
+
+    # --- talking to people -----------------------------------------------------------------
+
+    async def ephemeral(self, record: AskRecord, user: str, text: str) -> None:
+        """Tell `user` alone, in the ask's thread; a failure is logged."""
+        if record.channel is None:
+            return
+        try:
+            async with slack_call("chat.postEphemeral"):
+                await self.client.chat_postEphemeral(
+                    channel=record.channel, user=user, text=text, thread_ts=_thread_of(record)
+                )
+        except SlackCallFailed:
+            log.exception("could not tell %s: %s", user, text)
+
+    async def remind(self, record: AskRecord, text: str) -> bool:
+        """Post a reminder in the ask's thread; False (logged) if Slack refused it."""
+        if record.channel is None:
+            return False
+        try:
+            async with slack_call("chat.postMessage"):
+                await self.client.chat_postMessage(
+                    channel=record.channel, thread_ts=_thread_of(record), text=text
+                )
+        except SlackCallFailed:
+            log.exception("could not remind the reviewers of ask %s", record.id)
+            return False
+        return True
+
+    # --- modals ----------------------------------------------------------------------------
+
+    async def open_modal(
+        self, record: AskRecord, user: str, trigger_id: str, view: View, *, push: bool
+    ) -> None:
+        """Open (or push onto an open modal) `view`; if Slack cannot, `user` is told."""
+        method = "views.push" if push else "views.open"
+        try:
+            async with slack_call(method):
+                if push:
+                    await self.client.views_push(trigger_id=trigger_id, view=view.to_dict())
+                else:
+                    await self.client.views_open(trigger_id=trigger_id, view=view.to_dict())
+        except SlackCallFailed as failed:
+            log.warning("ask %s: %s", record.id, failed)
+            await self.ephemeral(
+                record, user, f"Slack could not open the form ({failed.error}); please try again."
+            )
+
+    async def update_modal(
+        self, record: AskRecord, view_id: str, view_hash: str | None, view: View
+    ) -> None:
+        """Replace an open modal with `view` (a failure is logged)."""
+        try:
+            async with slack_call("views.update"):
+                await self.client.views_update(view_id=view_id, hash=view_hash, view=view.to_dict())
+        except SlackCallFailed as failed:
+            log.warning("ask %s: %s", record.id, failed)
+
+
+def _thread_of(record: AskRecord) -> str | None:
+    # The ask's thread, or (top-level asks) the thread under its first message.
+    return record.thread_ts or (record.message_ts[0] if record.message_ts else None)

@@ -1,8 +1,8 @@
 """The life of an ask: stored, posted, waited on, settled once — whoever settles it.
 
-Every way an ask can end (an answer, a closed form, an abort, a Slack failure) goes through
-`settle()`, which lets only the first one through, saves it with its event, wakes the waiters
-and then shows the outcome in Slack.
+Every way an ask can end (bot/outcomes.py: an answer, a withdrawal, a closed form, a Slack
+failure…) goes through `settle()`, which lets only the first one through, saves it with the
+state, event and error its ending names, wakes the waiters and then shows it in Slack.
 """
 
 from __future__ import annotations
@@ -10,10 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass, field
-
-from slack_sdk.web.async_client import AsyncWebClient
+from typing import Protocol
 
 from provider import (
     AskUserQuestionAnswer,
@@ -21,20 +19,13 @@ from provider import (
     ErrorCode,
     UserQuestionError,
 )
-from provider.errors import ABORTED_MESSAGE
 
 from .ask_messages import AskMessages
 from .clock import Clock, SystemClock
-from .render import (
-    AskLayout,
-    Unshowable,
-    Verdict,
-    lay_out,
-)
-from .review import ReviewPolicies
+from .outcomes import ENDINGS, Verdict
+from .render import AskLayout, Unshowable, lay_out
 from .slack_api import SlackCallFailed
 from .store import (
-    AskError,
     AskEvent,
     AskRecord,
     AskState,
@@ -50,12 +41,6 @@ log = logging.getLogger(__name__)
 # When to try again (seconds after the first try): a refused final update, a deferred post.
 RETRY_AFTER = (5.0, 30.0, 120.0)
 RESHOW_RECENT = 200
-
-_EVENT_OF_VERDICT = {
-    Verdict.ANSWERED: EventKind.ANSWERED,
-    Verdict.CANCELLED: EventKind.CANCELLED,
-    Verdict.FAILED: EventKind.FAILED,
-}
 
 
 @dataclass(eq=False)
@@ -90,28 +75,37 @@ def error_of(record: AskRecord) -> UserQuestionError:
     return UserQuestionError(record.error.code, record.error.message)
 
 
+class PostedListener(Protocol):
+    """Told when an ask is fully posted (deadlines start their timers here)."""
+
+    def posted(self, asks: Asks, live: LiveAsk) -> None:
+        """`live` is in Slack now, every part of it; `asks` holds it."""
+        ...
+
+
 class Asks:
-    """Creates, tracks and settles asks; the one place their state changes."""
+    """Creates, tracks and settles asks; the one place their state changes.
+
+    Its collaborators are given, not reached through: the store keeps asks, `threads` says
+    where a session posts, `messages` is all Slack I/O of an ask, `listener` hears of posts.
+    """
 
     def __init__(
         self,
         *,
-        client: AsyncWebClient,
         store: AskStore,
         threads: Threads,
+        messages: AskMessages,
         clock: Clock | None = None,
-        policies: ReviewPolicies | None = None,
         tasks: Tasks | None = None,
+        listener: PostedListener | None = None,
     ) -> None:
-        self.client = client
-        self.store = store
-        self.threads = threads
-        self.tasks = tasks or Tasks()
-        self.clock: Clock = clock or SystemClock()
-        self.policies = policies or ReviewPolicies()
-        self.messages = AskMessages(client, store, self.policies, self.clock)
-        # Called once an ask is fully posted (deadlines start watching it here).
-        self.on_posted: Callable[[LiveAsk], None] | None = None
+        self._store = store
+        self._threads = threads
+        self._messages = messages
+        self._clock: Clock = clock or SystemClock()
+        self._tasks = tasks or Tasks()
+        self._listener = listener
         self._live: dict[str, LiveAsk] = {}
 
     # --- reading ---------------------------------------------------------------------------
@@ -123,6 +117,19 @@ class Asks:
     def open_asks(self) -> list[LiveAsk]:
         """Every pending ask, oldest first."""
         return sorted(self._live.values(), key=lambda live: live.record.created_at)
+
+    async def record(self, ask_id: str) -> AskRecord | None:
+        """The ask as it stands now: the live copy while open, else the stored one."""
+        live = self._live.get(ask_id)
+        return live.record if live is not None else await self._store.get(ask_id)
+
+    async def stored(self, ask_id: str) -> AskRecord | None:
+        """The ask as last saved (the store is the truth others read)."""
+        return await self._store.get(ask_id)
+
+    async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
+        """Stored asks newest first, optionally only in one state."""
+        return await self._store.recent(state=state, limit=limit)
 
     # --- creating --------------------------------------------------------------------------
 
@@ -167,11 +174,11 @@ class Asks:
                 ErrorCode.ASK_FAILED, f"Slack cannot show this ask: {error}", cause=error
             ) from error
         revises = await self._declined_plan(agent_id) if layout.plan_review else None
-        record, created = await self.store.add(
+        record, created = await self._store.add(
             AskRecord(
                 id=ask_id or new_ask_id(),
                 questions=request.questions,
-                created_at=self.clock.now(),
+                created_at=self._clock.now(),
                 agent_id=agent_id,
                 agent_name=agent_name,
                 idempotency_key=idempotency_key,
@@ -191,7 +198,7 @@ class Asks:
         """The agent session's latest plan review, if it ended without approval."""
         if agent_id is None:
             return None
-        for record in await self.store.recent(limit=200):
+        for record in await self._store.recent(limit=200):
             if record.agent_id != agent_id or not record.is_plan_review:
                 continue
             return None if record.approved or not record.settled else record
@@ -201,7 +208,7 @@ class Asks:
         """Post every part of the ask not yet posted (none twice); `ASK_FAILED` on refusal."""
         live = self._live.get(ask_id)
         if live is None:
-            record = await self.store.get(ask_id)
+            record = await self._store.get(ask_id)
             if record is None:
                 raise KeyError(ask_id)
             return record
@@ -211,11 +218,11 @@ class Asks:
     async def recover(self) -> list[AskRecord]:
         """After a restart: take every pending ask back in hand, posting what never was,
         and show the decision of recent asks whose message never got to show it."""
-        for record in await self.store.recent(limit=RESHOW_RECENT):
+        for record in await self._store.recent(limit=RESHOW_RECENT):
             if record.settled and not record.shown and record.message_ts:
                 await self.show(LiveAsk(record, lay_out(record.request)))
         resumed = []
-        for record in await self.store.pending():
+        for record in await self._store.pending():
             self._take(record)
             try:
                 resumed.append(await self.post(record.id))
@@ -232,26 +239,21 @@ class Asks:
         async with live.posting:
             failure = await self._post_parts(live)
         if failure is None:
-            if self.on_posted is not None and live.record.id in self._live:
-                self.on_posted(live)
+            if self._listener is not None and live.record.id in self._live:
+                self._listener.posted(self, live)
             return
         if isinstance(failure, _Deferred):
             log.warning("ask %s stays pending until Slack answers: %s", live.record.id, failure.why)
-            self.tasks.spawn(self._post_later(live), name=f"post later {live.record.id}")
+            self._tasks.spawn(self._post_later(live), name=f"post later {live.record.id}")
             return
-        await self.settle(
-            live.record.id,
-            verdict=Verdict.FAILED,
-            error=AskError(code=ErrorCode.ASK_FAILED, message=str(failure)),
-            reason=str(failure),
-        )
+        await self.settle(live.record.id, Verdict.FAILED, reason=str(failure))
         raise UserQuestionError(ErrorCode.ASK_FAILED, str(failure), cause=failure) from failure
 
     async def _post_parts(self, live: LiveAsk) -> SlackCallFailed | NoChannel | _Deferred | None:
         try:
             record = live.record
             if record.channel is None:
-                where = await self.threads.for_session(
+                where = await self._threads.for_session(
                     record.agent_id, record.agent_name, ask_id=record.id
                 )
                 record = record.model_copy(
@@ -260,17 +262,17 @@ class Asks:
                 live.record = record
             for part in range(len(record.message_ts), len(live.layout.parts)):
                 try:
-                    ts = await self.messages.find(record, part) if live.recovering else None
+                    ts = await self._messages.find(record, part) if live.recovering else None
                 except SlackCallFailed as unknown:
                     # We cannot tell whether it was posted: posting now could show it twice.
                     return _Deferred(unknown)
                 if ts is None:
-                    ts = await self.messages.post(live.record, live.layout, part)
+                    ts = await self._messages.post(live.record, live.layout, part)
                 record = live.record.model_copy(
                     update={"message_ts": [*live.record.message_ts, ts]}
                 )
                 live.record = record
-                await self.store.save(
+                await self._store.save(
                     record, self.event(record, EventKind.POSTED, detail=f"part {part} at {ts}")
                 )
         except (SlackCallFailed, NoChannel) as error:
@@ -278,9 +280,9 @@ class Asks:
         return None
 
     async def _post_later(self, live: LiveAsk) -> None:
-        start = self.clock.now()
+        start = self._clock.now()
         for delay in RETRY_AFTER:
-            await self.clock.sleep_until(start + delay)
+            await self._clock.sleep_until(start + delay)
             if live.record.id not in self._live:
                 return
             try:
@@ -305,12 +307,12 @@ class Asks:
         async with live.posting:
             if live.deciding or self._live.get(live.record.id) is not live:
                 return False
-            await self.store.save(
+            await self._store.save(
                 live.record, self.event(live.record, kind, actor=actor, detail=detail)
             )
             for part in show:
-                view = await self.messages.open_view(live.record, live.layout, part)
-                await self.messages.update(live.record, part, view)
+                view = await self._messages.open_view(live.record, live.layout, part)
+                await self._messages.update(live.record, part, view)
             return True
 
     # --- waiting ---------------------------------------------------------------------------
@@ -321,7 +323,7 @@ class Asks:
         if live is not None:
             await live.settled.wait()
             return live.record
-        record = await self.store.get(ask_id)
+        record = await self._store.get(ask_id)
         if record is None:
             raise KeyError(ask_id)
         return record
@@ -343,20 +345,26 @@ class Asks:
     async def settle(
         self,
         ask_id: str,
-        *,
         verdict: Verdict,
+        *,
         actor: str | None = None,
         answer: AskUserQuestionAnswer | None = None,
-        error: AskError | None = None,
-        claimed: LiveAsk | None = None,
         reason: str | None = None,
+        detail: str | None = None,
+        claimed: LiveAsk | None = None,
     ) -> bool:
-        """End the ask (if nobody did first), save it, wake waiters, update Slack."""
+        """End the ask as `verdict` (if nobody did first), save it, wake waiters, update Slack.
+
+        The one way an ask ends. `reason` is shown to people; `detail` (default: the reason)
+        completes the seam error the ending gives the agent. An answer goes with `ANSWERED`.
+        """
+        if (answer is not None) != (verdict is Verdict.ANSWERED):
+            raise ValueError(f"an ask ends {verdict} {'without' if answer else 'with'} an answer")
         live = claimed or self.claim(ask_id)
         if live is None:
             return False
         async with live.posting:
-            await self._settle(live, verdict, actor, answer, error, reason)
+            await self._settle(live, verdict, actor, answer, reason, detail or reason)
         return True
 
     async def _settle(
@@ -365,24 +373,24 @@ class Asks:
         verdict: Verdict,
         actor: str | None,
         answer: AskUserQuestionAnswer | None,
-        error: AskError | None,
         reason: str | None,
+        detail: str | None,
     ) -> None:
+        ending = ENDINGS[verdict]
         record = live.record.model_copy(
             update={
-                "state": AskState.ANSWERED if answer is not None else AskState.FAILED,
+                "state": ending.state,
                 "verdict": verdict,
                 "answer": answer,
-                "error": error,
+                "error": ending.error(detail),
                 "decided_by": actor,
-                "decided_at": self.clock.now(),
+                "decided_at": self._clock.now(),
                 "reason": reason,
             }
         )
-        kind = _EVENT_OF_VERDICT.get(verdict, EventKind.ABORTED)
         try:
-            await self.store.save(
-                record, self.event(record, kind, actor=actor, detail=reason or "")
+            await self._store.save(
+                record, self.event(record, ending.event, actor=actor, detail=reason or "")
             )
         except BaseException:
             live.deciding = False  # nothing was decided: let the next answer try
@@ -391,34 +399,24 @@ class Asks:
         del self._live[record.id]
         live.settled.set()
         if not await self.show(live):
-            self.tasks.spawn(self._reshow(live), name=f"reshow {record.id}")
-
-    async def withdraw(self, ask_id: str, reason: str | None = None) -> bool:
-        """Abort on the agent's side (signal, cancellation, dispose): `ASK_ABORTED`."""
-        message = f"{ABORTED_MESSAGE}: {reason}" if reason else ABORTED_MESSAGE
-        return await self.settle(
-            ask_id,
-            verdict=Verdict.WITHDRAWN,
-            error=AskError(code=ErrorCode.ASK_ABORTED, message=message),
-            reason=reason,
-        )
+            self._tasks.spawn(self._reshow(live), name=f"reshow {record.id}")
 
     async def show(self, live: LiveAsk) -> bool:
         """Replace the controls of every posted part with the settlement; once every part
         shows it, the record is marked `shown`. False if Slack refused an update."""
         record = live.record
-        shown = await self.messages.show_decision(record, live.layout)
+        shown = await self._messages.show_decision(record, live.layout)
         if shown and record.settled and not record.shown:
             live.record = record.model_copy(update={"shown": True})
-            await self.store.save(
+            await self._store.save(
                 live.record, self.event(live.record, EventKind.SHOWN, actor=record.decided_by)
             )
         return shown
 
     async def _reshow(self, live: LiveAsk) -> None:
-        start = self.clock.now()
+        start = self._clock.now()
         for delay in RETRY_AFTER:
-            await self.clock.sleep_until(start + delay)
+            await self._clock.sleep_until(start + delay)
             if await self.show(live):
                 return
         log.error(
@@ -430,11 +428,11 @@ class Asks:
     ) -> AskEvent:
         """An event of `record`, stamped now."""
         return AskEvent(
-            ask_id=record.id, at=self.clock.now(), kind=kind, actor=actor, detail=detail
+            ask_id=record.id, at=self._clock.now(), kind=kind, actor=actor, detail=detail
         )
 
     async def note(self, ask_id: str, kind: EventKind, actor: str | None, detail: str) -> None:
         """Log an event that changes nothing (a refused click, a late answer)."""
-        await self.store.log(
-            AskEvent(ask_id=ask_id, at=self.clock.now(), kind=kind, actor=actor, detail=detail)
+        await self._store.log(
+            AskEvent(ask_id=ask_id, at=self._clock.now(), kind=kind, actor=actor, detail=detail)
         )

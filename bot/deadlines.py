@@ -10,15 +10,12 @@ import asyncio
 import contextlib
 import logging
 
-from provider import ErrorCode
-from provider.errors import ABORTED_MESSAGE
-
+from .ask_messages import AskMessages
 from .asks import Asks, LiveAsk
-from .render import Verdict
+from .clock import Clock
 from .responders import mentions
-from .review import ReviewPolicy
-from .slack_api import SlackCallFailed, slack_call
-from .store import AskError, EventKind
+from .review import ReviewPolicies, ReviewPolicy
+from .store import EventKind, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -32,49 +29,49 @@ def spoken(seconds: float) -> str:
 
 
 class Deadlines:
-    """Starts one timer per plan review whose policy has a reminder or an expiry."""
+    """Starts one timer per plan review whose policy has a reminder or an expiry.
 
-    def __init__(self, asks: Asks) -> None:
-        self._asks = asks
+    It is the `PostedListener` of `Asks`: told of each posted ask, with the `Asks` holding it.
+    """
+
+    def __init__(self, policies: ReviewPolicies, clock: Clock, messages: AskMessages) -> None:
+        self._policies = policies
+        self._clock = clock
+        self._messages = messages
         self._timers: dict[str, asyncio.Task[None]] = {}
         self._acting: set[str] = set()  # timers past their sleep: reminding or expiring
         self._closed = False
 
-    def watch(self, live: LiveAsk) -> None:
+    def posted(self, asks: Asks, live: LiveAsk) -> None:
         """Start the ask's timer, if its policy sets deadlines (idempotent)."""
         record = live.record
-        policy = self._asks.policies.for_channel(record.channel)
+        policy = self._policies.for_channel(record.channel)
         if self._closed or not live.layout.plan_review or record.id in self._timers:
             return
         if policy.remind_after is None and policy.expire_after is None:
             return
-        timer = asyncio.create_task(self._run(record.id, policy), name=f"deadline {record.id}")
+        timer = asyncio.create_task(
+            self._run(asks, record.id, policy), name=f"deadline {record.id}"
+        )
         self._timers[record.id] = timer
         timer.add_done_callback(lambda _: self._timers.pop(record.id, None))
 
-    async def _run(self, ask_id: str, policy: ReviewPolicy) -> None:
+    async def _run(self, asks: Asks, ask_id: str, policy: ReviewPolicy) -> None:
         try:
-            live = self._asks.live(ask_id)
+            live = asks.live(ask_id)
             if live is None:
                 return
             created = live.record.created_at
             if policy.remind_after is not None and live.record.reminded_at is None:
-                await self._asks.clock.sleep_until(created + policy.remind_after)
+                await self._clock.sleep_until(created + policy.remind_after)
                 self._acting.add(ask_id)
-                await self._remind(ask_id, policy, policy.remind_after)
+                await self._remind(asks, ask_id, policy, policy.remind_after)
                 self._acting.discard(ask_id)
             if policy.expire_after is not None:
-                await self._asks.clock.sleep_until(created + policy.expire_after)
+                await self._clock.sleep_until(created + policy.expire_after)
                 self._acting.add(ask_id)
                 reason = f"the review expired after {spoken(policy.expire_after)} without approval"
-                await self._asks.settle(
-                    ask_id,
-                    verdict=Verdict.EXPIRED,
-                    error=AskError(
-                        code=ErrorCode.ASK_ABORTED, message=f"{ABORTED_MESSAGE}: {reason}"
-                    ),
-                    reason=reason,
-                )
+                await asks.settle(ask_id, Verdict.EXPIRED, reason=reason)
         except asyncio.CancelledError:
             raise
         except Exception:
@@ -82,29 +79,20 @@ class Deadlines:
         finally:
             self._acting.discard(ask_id)
 
-    async def _remind(self, ask_id: str, policy: ReviewPolicy, after: float) -> None:
-        live = self._asks.live(ask_id)
-        channel = live.record.channel if live else None
-        if live is None or channel is None:
-            return
-        record = live.record
-        who = mentions(policy.reviewers)
-        text = f"{who + ': t' if who else 'T'}his plan has waited {spoken(after)} for review."
-        thread = record.thread_ts or (record.message_ts[0] if record.message_ts else None)
-        try:
-            async with slack_call("chat.postMessage"):
-                await self._asks.client.chat_postMessage(
-                    channel=channel, thread_ts=thread, text=text
-                )
-        except SlackCallFailed:
-            log.exception("could not remind the reviewers of ask %s", ask_id)
-            return
-        # Read again after the post: the ask may have moved on (an approval, a decision).
-        live = self._asks.live(ask_id)
+    async def _remind(self, asks: Asks, ask_id: str, policy: ReviewPolicy, after: float) -> None:
+        live = asks.live(ask_id)
         if live is None:
             return
-        live.record = live.record.model_copy(update={"reminded_at": self._asks.clock.now()})
-        await self._asks.save_progress(live, EventKind.REMINDED, detail=text)
+        who = mentions(policy.reviewers)
+        text = f"{who + ': t' if who else 'T'}his plan has waited {spoken(after)} for review."
+        if not await self._messages.remind(live.record, text):
+            return
+        # Read again after the post: the ask may have moved on (an approval, a decision).
+        live = asks.live(ask_id)
+        if live is None:
+            return
+        live.record = live.record.model_copy(update={"reminded_at": self._clock.now()})
+        await asks.save_progress(live, EventKind.REMINDED, detail=text)
 
     @property
     def watching(self) -> int:

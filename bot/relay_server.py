@@ -18,7 +18,7 @@ from typing import Final
 from aiohttp import web
 from pydantic import SecretStr, ValidationError
 
-from provider import ErrorCode, UserQuestionError, UserQuestionService
+from provider import ErrorCode, UserQuestionError
 from provider.relay_wire import (
     MAX_WAIT_SECONDS,
     AskList,
@@ -29,13 +29,13 @@ from provider.relay_wire import (
     FieldProblem,
     Problem,
 )
+from provider.service import check_request
 from provider.types import field_errors
 
 from .actions import parse_number
 from .asks import Asks
 from .relay_openapi import openapi_document
-from .store import AskRecord, ThreadRef
-from .store import AskState as StoredState
+from .store import AskRecord, ThreadRef, Verdict
 from .tasks import Tasks
 
 log = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ def view_of(record: AskRecord) -> AskView:
         )
     return AskView(
         id=record.id,
-        state=AskState(record.state.value),
+        state=record.state,
         answer=record.answer,
         error=error,
     )
@@ -92,7 +92,6 @@ class RelayServer:
         self._asks = asks
         self._tasks = tasks
         self._token = token.get_secret_value().encode() if token else None
-        self._checks = UserQuestionService()
         self._closing = asyncio.Event()
 
     def add_routes(self, app: web.Application) -> None:
@@ -136,7 +135,7 @@ class RelayServer:
             return _invalid(error)
         ask_request = body.request()
         try:
-            self._checks.check(ask_request)
+            check_request(ask_request)
             record, created = await self._asks.create(
                 ask_request,
                 agent_id=body.agent.id if body.agent else None,
@@ -148,7 +147,7 @@ class RelayServer:
             )
         except UserQuestionError as error:
             return problem(error.code, error.message)
-        if record.state is StoredState.PENDING:
+        if record.state is AskState.PENDING:
             # Answered 201 once stored; posting follows (and is retried on restart).
             self._tasks.spawn(self._post(record.id), name=f"post {record.id}")
         return web.json_response(view_of(record).to_wire(), status=201 if created else 200)
@@ -172,7 +171,7 @@ class RelayServer:
                 f"wait must be a number of seconds from 0 to {MAX_WAIT_SECONDS}",
                 [FieldProblem(field="wait", message=f"got {wait!r}")],
             )
-        record = await self._asks.store.get(ask_id)
+        record = await self._asks.stored(ask_id)
         if record is None:
             return problem("NOT_FOUND", f"no ask {ask_id}")
         if not record.settled and seconds > 0:
@@ -188,13 +187,15 @@ class RelayServer:
             for waiter in (settled, closing):
                 waiter.cancel()
             await asyncio.gather(settled, closing, return_exceptions=True)
-        return await self._asks.store.get(ask_id)
+        return await self._asks.stored(ask_id)
 
     async def _delete(self, request: web.Request) -> web.Response:
         ask_id = request.match_info["id"]
-        if await self._asks.store.get(ask_id) is None:
+        if await self._asks.stored(ask_id) is None:
             return problem("NOT_FOUND", f"no ask {ask_id}")
-        await self._asks.withdraw(ask_id, "the agent withdrew it through the relay")
+        await self._asks.settle(
+            ask_id, Verdict.WITHDRAWN, reason="the agent withdrew it through the relay"
+        )
         # If someone else was settling it at that moment, report their decision once saved.
         record = await self._asks.wait(ask_id)
         return web.json_response(view_of(record).to_wire())
@@ -203,7 +204,7 @@ class RelayServer:
         state = request.query.get("state")
         limit_text = request.query.get("limit", "100")
         problems = []
-        if state is not None and state not in StoredState.__members__.values():
+        if state is not None and state not in AskState.__members__.values():
             problems.append(FieldProblem(field="state", message="pending, answered or failed"))
         limit = parse_number(limit_text)
         if limit is None or not 1 <= limit <= LIST_LIMIT_MAX:
@@ -211,9 +212,7 @@ class RelayServer:
         if problems:
             return problem("INVALID_BODY", "invalid query", problems)
         assert limit is not None
-        records = await self._asks.store.recent(
-            state=StoredState(state) if state else None, limit=limit
-        )
+        records = await self._asks.recent(state=AskState(state) if state else None, limit=limit)
         return web.json_response(AskList(asks=[view_of(r) for r in records]).to_wire())
 
 

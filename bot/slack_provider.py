@@ -20,11 +20,14 @@ from provider import (
 )
 from provider.errors import aborted
 
+from .admission import Admission
 from .app import build_app
+from .ask_messages import AskMessages
 from .asks import Asks, error_of, new_ask_id
-from .clock import Clock
+from .clock import Clock, SystemClock
 from .deadlines import Deadlines
 from .interactions import Interactions
+from .plan_reviews import PlanReviews
 from .responders import Responders
 from .review import ReviewPolicies
 from .slack_api import (
@@ -35,7 +38,7 @@ from .slack_api import (
     slack_call,
     web_client,
 )
-from .store import AskRecord, AskState, AskStore, MemoryStore, ThreadRef
+from .store import AskRecord, AskState, AskStore, MemoryStore, ThreadRef, Verdict
 from .tasks import Tasks
 from .threads import Threads
 
@@ -80,6 +83,7 @@ class SlackQuestionProvider:
         owns_store: bool,
         tasks: Tasks,
         asks: Asks,
+        threads: Threads,
         interactions: Interactions,
         app: AsyncApp,
         bot_user_id: str,
@@ -91,6 +95,7 @@ class SlackQuestionProvider:
         self._owns_store = owns_store
         self.tasks = tasks
         self.asks = asks
+        self._threads = threads
         self.interactions = interactions
         self.app = app
         self.bot_user_id = bot_user_id
@@ -122,22 +127,28 @@ class SlackQuestionProvider:
             owns_store = store is None
             store = store or MemoryStore()
             tasks = Tasks()
+            clock = clock or SystemClock()
             threads = Threads(client, store, settings.channel, clock=clock)
+            messages = AskMessages(client, store, settings.review, clock)
+            deadlines = Deadlines(settings.review, clock, messages)
             asks = Asks(
-                client=client,
                 store=store,
                 threads=threads,
+                messages=messages,
                 clock=clock,
-                policies=settings.review,
                 tasks=tasks,
+                listener=deadlines,
             )
-            deadlines = Deadlines(asks)
-            asks.on_posted = deadlines.watch
-            interactions = Interactions(asks, Responders(client, settings.responders))
+            admission = Admission(
+                asks, messages, Responders(client, settings.responders), settings.review
+            )
+            plan_reviews = PlanReviews(asks, admission, messages, settings.review, clock)
+            interactions = Interactions(asks, admission, plan_reviews, messages, clock)
             app = build_app(
                 client,
                 signing_secret=settings.signing_secret,
                 interactions=interactions,
+                plan_reviews=plan_reviews,
                 store=store,
                 tasks=tasks,
             )
@@ -148,6 +159,7 @@ class SlackQuestionProvider:
                 owns_store=owns_store,
                 tasks=tasks,
                 asks=asks,
+                threads=threads,
                 interactions=interactions,
                 app=app,
                 bot_user_id=str(auth["user_id"]),
@@ -171,7 +183,7 @@ class SlackQuestionProvider:
         await self.close()
 
     def register(self, service: UserQuestionService) -> Callable[[], None]:
-        """Become `service`'s provider; the returned dispose also aborts our pending asks."""
+        """Become `service`'s provider; the returned dispose also withdraws our pending asks."""
         unregister = service.register_provider(self)
 
         def dispose() -> None:
@@ -186,7 +198,7 @@ class SlackQuestionProvider:
 
     async def route(self, agent_id: str, channel: str, thread_ts: str | None) -> None:
         """Post every later ask of agent `agent_id` in this channel/thread."""
-        await self.asks.threads.route(agent_id, ThreadRef(channel=channel, thread_ts=thread_ts))
+        await self._threads.route(agent_id, ThreadRef(channel=channel, thread_ts=thread_ts))
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         """Post the questions and wait for the answer; abort and cancellation withdraw them."""
@@ -210,7 +222,10 @@ class SlackQuestionProvider:
             if request.signal is not None:
 
                 def on_abort(reason: object) -> None:
-                    self.tasks.spawn(self.asks.withdraw(ask_id, _reason(reason)), name="abort")
+                    self.tasks.spawn(
+                        self.asks.settle(ask_id, Verdict.WITHDRAWN, reason=_reason(reason)),
+                        name="abort",
+                    )
 
                 remove_callback = request.signal.add_callback(on_abort)
             settled = await self.asks.wait(ask_id)
@@ -236,7 +251,7 @@ class SlackQuestionProvider:
             record = await opening
         except Exception:
             return  # it failed to post: there is nothing to withdraw
-        await self.asks.withdraw(record.id, reason)
+        await self.asks.settle(record.id, Verdict.WITHDRAWN, reason=reason)
 
     async def idle(self) -> None:
         """Wait until all post-ack work (message updates, replies) has finished."""

@@ -7,7 +7,6 @@ tests; `SqliteStore` (bot/sqlite_store.py) makes asks survive a restart.
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,33 +16,30 @@ from provider import (
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
     AskUserQuestionRequest,
-    ErrorCode,
     PlanReviewIntent,
 )
 
-from .render import Verdict
+from .outcomes import AskError, AskState, EventKind, Verdict
+
+__all__ = [
+    "Approval",
+    "AskError",
+    "AskEvent",
+    "AskRecord",
+    "AskState",
+    "AskStore",
+    "EventKind",
+    "MemoryStore",
+    "PartAnswer",
+    "ThreadRef",
+    "Verdict",
+]
 
 
 class Record(BaseModel):
     """Base of stored models: frozen, exact about fields."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class AskState(StrEnum):
-    """Where an ask stands."""
-
-    PENDING = "pending"
-    ANSWERED = "answered"
-    FAILED = "failed"
-
-
-class AskError(Record):
-    """Why an ask failed, in the seam's terms."""
-
-    name: str = "UserQuestionError"
-    code: ErrorCode
-    message: str
 
 
 class ThreadRef(Record):
@@ -105,6 +101,16 @@ class AskRecord(Record):
         return self.state is not AskState.PENDING
 
     @property
+    def ended_as(self) -> Verdict | None:
+        """How the ask ended (None while pending); a settled record without a verdict was
+        written before verdicts were kept, and is read by its state."""
+        if not self.settled:
+            return None
+        if self.verdict is not None:
+            return self.verdict
+        return Verdict.ANSWERED if self.state is AskState.ANSWERED else Verdict.FAILED
+
+    @property
     def is_plan_review(self) -> bool:
         """A lone question with a plan-review intent."""
         return len(self.questions) == 1 and isinstance(self.questions[0].intent, PlanReviewIntent)
@@ -116,23 +122,6 @@ class AskRecord(Record):
         if self.answer is None or intent is None:
             return False
         return self.answer.answers[0].selected == [intent.approve]
-
-
-class EventKind(StrEnum):
-    """Every transition the event log records."""
-
-    CREATED = "created"
-    THREAD_OPENED = "thread_opened"
-    POSTED = "posted"
-    PART_ANSWERED = "part_answered"
-    ANSWERED = "answered"
-    ABORTED = "aborted"
-    CANCELLED = "cancelled"
-    FAILED = "failed"
-    REFUSED = "refused"
-    APPROVED = "approved"  # one approval of a plan that needs more
-    REMINDED = "reminded"
-    SHOWN = "shown"  # the message now shows the decision
 
 
 class AskEvent(Record):

@@ -26,13 +26,13 @@ from slack_sdk.models.views import View
 
 from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
 
-from .render import MessageContent, Verdict
+from .render import MessageContent
+from .render.decided import when
 from .render.layout import MESSAGE_BLOCKS_MAX
 from .render.message import agent_label
-from .render.outcome import when
 from .render.question import SECTION_TEXT_MAX
 from .render.text import cut_escaped, escape, escaped_within
-from .store import AskRecord, AskState
+from .store import AskRecord, Verdict
 
 HOME_BLOCKS_MAX: Final = 100
 QUESTIONS_SHOWN: Final = 3  # per ask; the rest are counted
@@ -203,7 +203,7 @@ def _pending_text(record: AskRecord, link: str | None) -> str:
 
 
 def _settled_text(record: AskRecord, link: str | None) -> str:
-    verdict = _verdict(record)
+    verdict = record.ended_as or Verdict.FAILED
     at = when(record.decided_at if record.decided_at is not None else record.created_at)
     if record.is_plan_review:
         lines = [_plan_title(record), *_plan_outcome(record, verdict)]
@@ -221,16 +221,10 @@ def _settled_text(record: AskRecord, link: str | None) -> str:
     return "\n".join(lines)
 
 
-def _verdict(record: AskRecord) -> Verdict:
-    if record.verdict is not None and record.verdict is not Verdict.PART_DONE:
-        return record.verdict
-    return Verdict.ANSWERED if record.state is AskState.ANSWERED else Verdict.FAILED
-
-
 def _outcome(record: AskRecord, verdict: Verdict) -> str:
     who = _who(record.decided_by)
     match verdict:
-        case Verdict.ANSWERED | Verdict.PART_DONE:
+        case Verdict.ANSWERED:
             return f":white_check_mark: Answered by {who}"
         case Verdict.WITHDRAWN:
             reason = _reason(record) or "the agent no longer needed an answer"

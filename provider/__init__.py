@@ -1,13 +1,17 @@
 """The user-questions seam: provider-neutral vocabulary, service, tool and relay client.
 
-Nothing in this package imports Slack.
+Nothing in this package imports Slack. `RelayProvider` is loaded on first use, so importing
+the vocabulary or the service loads no HTTP client.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from .abort import AbortController, AbortSignal
 from .agents import Agent, AgentRegistry
 from .contract import AnswerContractError, AnswerRule, check_answer
 from .errors import ErrorCode, HarnessError, UserQuestionError
-from .relay_client import RelayProvider
 from .service import UserQuestionProvider, UserQuestionService
 from .tool import AskUserQuestionTool, ToolError, ToolResult, ask_user_question_tool
 from .types import (
@@ -19,6 +23,9 @@ from .types import (
     AskUserQuestionRequest,
     PlanReviewIntent,
 )
+
+if TYPE_CHECKING:
+    from .relay_client import RelayProvider
 
 __all__ = [
     "AbortController",
@@ -46,3 +53,12 @@ __all__ = [
     "ask_user_question_tool",
     "check_answer",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # The relay client pulls in aiohttp: only its users should pay for (and depend on) it.
+    if name == "RelayProvider":
+        from .relay_client import RelayProvider
+
+        return RelayProvider
+    raise AttributeError(f"module 'provider' has no attribute {name!r}")

@@ -58,7 +58,7 @@ class CreateAsk(WireModel):
 
 
 class AskState(StrEnum):
-    """Where an ask stands, as the relay reports it."""
+    """Where an ask stands: the bot's store keeps it and the relay reports it (one enum)."""
 
     PENDING = "pending"
     ANSWERED = "answered"

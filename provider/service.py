@@ -1,4 +1,5 @@
-"""UserQuestionService: one active provider, and the ordered checks every ask passes first."""
+"""UserQuestionService: one active provider; `check_request`: the ordered checks every ask
+passes first."""
 
 from __future__ import annotations
 
@@ -34,6 +35,33 @@ class UserQuestionProvider(Protocol):
         ...
 
 
+def check_request(request: AskUserQuestionRequest, agents: AgentRegistry | None = None) -> None:
+    """Run checks 1-5 in order and raise the first failure. Every ask passes them before any
+    provider sees it: `UserQuestionService.ask` here, the relay for asks from other processes."""
+    # A caller that already gave up must not put a question in front of anyone.
+    if request.signal is not None and request.signal.aborted:
+        reason = request.signal.reason
+        raise aborted(reason if isinstance(reason, BaseException) else None)
+    # An empty ask would show people nothing and could never be answered.
+    if not request.questions:
+        raise UserQuestionError(ErrorCode.EMPTY_QUESTIONS, EMPTY_QUESTIONS_MESSAGE)
+    if request.agent is not None:
+        # A stale or impostor agent object must not speak to people in a live one's name.
+        if agents is None or not agents.is_live(request.agent):
+            raise UserQuestionError(ErrorCode.CALLER_NOT_LIVE, CALLER_NOT_LIVE_MESSAGE)
+        # An owned child has no human of its own: asking would block forever.
+        if agents.owner_of(request.agent) is not None:
+            raise UserQuestionError(ErrorCode.DELEGATED_CALLER, DELEGATED_CALLER_MESSAGE)
+    for question in request.questions:
+        # Types cannot tie `approve` to the options or require the plan it reviews.
+        if question.intent is None:
+            continue
+        if question.intent.approve not in question.labels:
+            raise bad_intent_label(question.id, question.intent.kind, question.intent.approve)
+        if question.detail is None or not question.detail.strip():
+            raise bad_intent_detail(question.id, question.intent.kind)
+
+
 class UserQuestionService:
     """Holds exactly one active provider and guards every ask before it reaches it."""
 
@@ -61,33 +89,12 @@ class UserQuestionService:
         return dispose
 
     def check(self, request: AskUserQuestionRequest) -> None:
-        """Run checks 1-5 in order and raise the first failure (a relay re-checks with this)."""
-        # A caller that already gave up must not put a question in front of anyone.
-        if request.signal is not None and request.signal.aborted:
-            reason = request.signal.reason
-            raise aborted(reason if isinstance(reason, BaseException) else None)
-        # An empty ask would show people nothing and could never be answered.
-        if not request.questions:
-            raise UserQuestionError(ErrorCode.EMPTY_QUESTIONS, EMPTY_QUESTIONS_MESSAGE)
-        if request.agent is not None:
-            # A stale or impostor agent object must not speak to people in a live one's name.
-            if self._agents is None or not self._agents.is_live(request.agent):
-                raise UserQuestionError(ErrorCode.CALLER_NOT_LIVE, CALLER_NOT_LIVE_MESSAGE)
-            # An owned child has no human of its own: asking would block forever.
-            if self._agents.owner_of(request.agent) is not None:
-                raise UserQuestionError(ErrorCode.DELEGATED_CALLER, DELEGATED_CALLER_MESSAGE)
-        for question in request.questions:
-            # Types cannot tie `approve` to the options or require the plan it reviews.
-            if question.intent is None:
-                continue
-            if question.intent.approve not in question.labels:
-                raise bad_intent_label(question.id, question.intent.kind, question.intent.approve)
-            if question.detail is None or not question.detail.strip():
-                raise bad_intent_detail(question.id, question.intent.kind)
+        """Run checks 1-5 in order and raise the first failure (see `check_request`)."""
+        check_request(request, self._agents)
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         """Run the checks in order (first failure wins), then ask the provider."""
-        self.check(request)
+        check_request(request, self._agents)
         provider = self._provider
         if provider is None:
             raise UserQuestionError(ErrorCode.NO_PROVIDER, NO_PROVIDER_MESSAGE)

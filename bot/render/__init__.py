@@ -1,9 +1,9 @@
 """Pure rendering: a request (and its outcome) to Block Kit. No I/O here."""
 
+from .decided import Settlement, settled_message
 from .layout import AskLayout, Element, Part, QuestionLayout, Unshowable, lay_out
 from .message import MessageContent, ask_message, thread_root
 from .modal import details_modal, form_modal, other_modal
-from .outcome import Settlement, Verdict, settled_message
 
 __all__ = [
     "AskLayout",
@@ -13,7 +13,6 @@ __all__ = [
     "QuestionLayout",
     "Settlement",
     "Unshowable",
-    "Verdict",
     "ask_message",
     "details_modal",
     "form_modal",

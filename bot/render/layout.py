@@ -13,6 +13,8 @@ from itertools import count
 
 from provider import AskUserQuestionItem, AskUserQuestionRequest
 
+from ..actions import BlockKind
+
 # Slack's Block Kit limits (docs.slack.dev/reference/block-kit).
 BLOCK_ID_MAX = 255
 ACTIONS_ELEMENTS_MAX = 25
@@ -117,8 +119,8 @@ class AskLayout:
         """Every question, in request order."""
         return [q for part in self.parts for q in part.questions]
 
-    def aux_block_id(self, kind: str, index: int) -> str:
-        """The block id of a helper block (heading, Other, Skip) of question `index`."""
+    def aux_block_id(self, kind: BlockKind, index: int) -> str:
+        """The block id of a helper block: `index` counts what `kind` names (see BlockKind)."""
         return f"{self.aux_prefix}{kind}.{index}"
 
 

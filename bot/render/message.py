@@ -15,7 +15,7 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from ..actions import Action, Ref
+from ..actions import Action, BlockKind, PartRef
 from .layout import AskLayout
 from .question import form_blocks, one_click_blocks
 from .text import escaped_within
@@ -83,16 +83,16 @@ def ask_message(
         heading += f" — part {part_number + 1} of {len(layout.parts)}"
     blocks: list[Block] = [
         SectionBlock(
-            block_id=layout.aux_block_id("p", part_number),
+            block_id=layout.aux_block_id(BlockKind.PART_HEADING, part_number),
             text=MarkdownTextObject(verbatim=True, text=heading),
         )
     ]
     for q in part.questions:
         blocks.extend(form_blocks(layout, q, ask_id, in_modal=False))
-    ref = Ref(ask_id, part_number).encode()
+    ref = PartRef(ask_id, part_number).encode()
     blocks.append(
         ActionsBlock(
-            block_id=layout.aux_block_id("submit", part_number),
+            block_id=layout.aux_block_id(BlockKind.SUBMIT, part_number),
             elements=[
                 ButtonElement(
                     action_id=Action.SUBMIT,

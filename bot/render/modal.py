@@ -15,7 +15,7 @@ from slack_sdk.models.views import View
 
 from provider import AskUserQuestionItem
 
-from ..actions import Action, Callback, ViewMeta
+from ..actions import Action, BlockKind, Callback, ViewMeta
 from .layout import INPUT_LABEL_MAX, MODAL_BLOCKS_MAX, AskLayout
 from .message import agent_label
 from .question import SECTION_TEXT_MAX, TEXT_INPUT_MAX, form_blocks
@@ -25,11 +25,11 @@ from .text import chunks, escape, truncate
 def form_modal(
     ask_id: str, layout: AskLayout, part_number: int, agent_name: str | None, channel: str
 ) -> View:
-    """The questions of one part as a modal; closing it aborts the ask (`notify_on_close`)."""
+    """The questions of one part as a modal; closing it ends the ask as closed (`notify_on_close`)."""
     part = layout.parts[part_number]
     blocks: list[Block] = [
         ContextBlock(
-            block_id=layout.aux_block_id("m", part_number),
+            block_id=layout.aux_block_id(BlockKind.MODAL_CONTEXT, part_number),
             elements=[
                 MarkdownTextObject(
                     verbatim=True,

@@ -21,10 +21,11 @@ from slack_sdk.models.views import View
 
 from provider import AskUserQuestionItem
 
-from ..actions import Action, Callback, Ref, ViewMeta
+from ..actions import Action, AskRef, BlockKind, Callback, OptionRef, PageRef, ViewMeta
+from ..outcomes import Verdict
+from .decided import Settlement, answer_text, when
 from .layout import AskLayout
 from .message import MessageContent, agent_label
-from .outcome import Settlement, Verdict, answer_text, when
 from .plan import PlanDiff, plan_diff, plan_pages, plan_preview
 from .question import BUTTON_TEXT_MAX, SECTION_TEXT_MAX
 from .text import chunks, escape, escaped_within, truncate
@@ -68,9 +69,11 @@ def _heading(
     if question.header:
         asks = f"*{escaped_within(question.header, 200)}*\n{asks}"
     heading: list[Block] = [
-        HeaderBlock(block_id=layout.aux_block_id("ph", 0), text=PlainTextObject(text=title)),
+        HeaderBlock(
+            block_id=layout.aux_block_id(BlockKind.PLAN_TITLE, 0), text=PlainTextObject(text=title)
+        ),
         SectionBlock(
-            block_id=layout.aux_block_id("pq", 0),
+            block_id=layout.aux_block_id(BlockKind.PLAN_QUESTION, 0),
             text=MarkdownTextObject(verbatim=True, text=truncate(asks, SECTION_TEXT_MAX)),
         ),
     ]
@@ -79,7 +82,7 @@ def _heading(
     if not preview.complete:
         body.append(
             SectionBlock(
-                block_id=layout.aux_block_id("pc", 0),
+                block_id=layout.aux_block_id(BlockKind.PLAN_CUT, 0),
                 text=MarkdownTextObject(
                     verbatim=True,
                     text=f"_Showing {preview.shown_chars:,} of {preview.total_chars:,} "
@@ -88,7 +91,7 @@ def _heading(
                 accessory=ButtonElement(
                     action_id=Action.PLAN,
                     text=PlainTextObject(text="View the whole plan"),
-                    value=Ref(ask_id, 0).encode(),
+                    value=AskRef(ask_id).encode(),
                 ),
             )
         )
@@ -111,12 +114,12 @@ def _diff_section(layout: AskLayout, ask_id: str, status: ReviewStatus, diff: Pl
         f"```{escape(shown)}{more}```"
     )
     return SectionBlock(
-        block_id=layout.aux_block_id("pd", 0),
+        block_id=layout.aux_block_id(BlockKind.PLAN_DIFF, 0),
         text=MarkdownTextObject(verbatim=True, text=chunks(text, SECTION_TEXT_MAX - 3)[0]),
         accessory=ButtonElement(
             action_id=Action.DIFF,
             text=PlainTextObject(text="View changes"),
-            value=Ref(ask_id, 0).encode(),
+            value=AskRef(ask_id).encode(),
         ),
     )
 
@@ -146,7 +149,7 @@ def plan_review_message(
                 ButtonElement(
                     action_id=Action.APPROVE,
                     text=PlainTextObject(text=truncate(label, BUTTON_TEXT_MAX), emoji=False),
-                    value=Ref(ask_id, index).encode(),
+                    value=OptionRef(ask_id, index).encode(),
                     style="primary",
                     confirm=ConfirmObject(
                         title="Approve this plan?",
@@ -164,7 +167,7 @@ def plan_review_message(
                 ButtonElement(
                     action_id=f"{Action.PICK}.{index}",
                     text=PlainTextObject(text=truncate(label, BUTTON_TEXT_MAX), emoji=False),
-                    value=Ref(ask_id, index).encode(),
+                    value=OptionRef(ask_id, index).encode(),
                     style="danger",
                 )
             )
@@ -172,19 +175,19 @@ def plan_review_message(
         ButtonElement(
             action_id=Action.CHANGES,
             text=PlainTextObject(text="Request changes"),
-            value=Ref(ask_id, 0).encode(),
+            value=AskRef(ask_id).encode(),
         ),
         ButtonElement(
             action_id=Action.DISCUSS,
             text=PlainTextObject(text="Discuss in thread"),
-            value=Ref(ask_id, 0).encode(),
+            value=AskRef(ask_id).encode(),
         ),
     ]
     blocks = [
         *parts.heading,
         *parts.plan,
         ContextBlock(
-            block_id=layout.aux_block_id("ps", 0),
+            block_id=layout.aux_block_id(BlockKind.PLAN_STATUS, 0),
             elements=[MarkdownTextObject(verbatim=True, text=_status_line(status))],
         ),
         ActionsBlock(block_id=question.id, elements=buttons),
@@ -221,13 +224,13 @@ def settled_plan_review(
             line = f":alarm_clock: *Expired unapproved*{_reason(settlement)} · {stamp}"
         case Verdict.WITHDRAWN:
             line = f":heavy_minus_sign: *Withdrawn*{_reason(settlement)} · {stamp}"
-        case _:
+        case Verdict.FAILED | Verdict.CLOSED:
             line = f":warning: Could not be collected{_reason(settlement)} · {stamp}"
     blocks = [
         *parts.heading,
         *parts.plan,
         SectionBlock(
-            block_id=layout.aux_block_id("pv", 0),
+            block_id=layout.aux_block_id(BlockKind.PLAN_VERDICT, 0),
             text=MarkdownTextObject(verbatim=True, text=truncate(line, SECTION_TEXT_MAX)),
         ),
     ]
@@ -274,7 +277,7 @@ def plan_modal(ask_id: str, plan: str, page: int) -> View:
                 ButtonElement(
                     action_id=Action.PLAN,
                     text=PlainTextObject(text="Previous page"),
-                    value=Ref(ask_id, page - 1).encode(),
+                    value=PageRef(ask_id, page - 1).encode(),
                 )
             )
         if page < len(pages) - 1:
@@ -282,7 +285,7 @@ def plan_modal(ask_id: str, plan: str, page: int) -> View:
                 ButtonElement(
                     action_id=Action.PLAN,
                     text=PlainTextObject(text="Next page"),
-                    value=Ref(ask_id, page + 1).encode(),
+                    value=PageRef(ask_id, page + 1).encode(),
                 )
             )
         blocks.append(ActionsBlock(block_id="sq~plan.nav", elements=nav))

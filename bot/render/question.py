@@ -20,7 +20,7 @@ from slack_sdk.models.blocks import (
 
 from provider import AskUserQuestionItem
 
-from ..actions import SKIP_VALUE, Action, Ref
+from ..actions import SKIP_VALUE, Action, AskRef, BlockKind, OptionRef, QuestionRef
 from .layout import (
     DETAIL_PREVIEW,
     INPUT_LABEL_MAX,
@@ -59,7 +59,7 @@ def options(question: AskUserQuestionItem, *, ask_id: str | None = None) -> list
     """Option objects valued by index (or `ask/index` when a pick alone must name the ask)."""
     return [
         Option(
-            value=Ref(ask_id, i).encode() if ask_id else str(i),
+            value=OptionRef(ask_id, i).encode() if ask_id else str(i),
             text=PlainTextObject(text=truncate(o.label, OPTION_TEXT_MAX), emoji=False),
             description=(
                 PlainTextObject(text=truncate(o.description, OPTION_DESCRIPTION_MAX), emoji=False)
@@ -75,7 +75,7 @@ def one_click_blocks(layout: AskLayout, ask_id: str, q: QuestionLayout) -> list[
     """A lone single-select: the question, then option buttons (or a menu) and "Other…"."""
     question = q.question
     section = SectionBlock(
-        block_id=layout.aux_block_id("h", q.index),
+        block_id=layout.aux_block_id(BlockKind.HEADING, q.index),
         text=MarkdownTextObject(verbatim=True, text=heading_text(question, with_question=True)),
         accessory=_details_button(ask_id, 0) if needs_details(question) else None,
     )
@@ -85,7 +85,7 @@ def one_click_blocks(layout: AskLayout, ask_id: str, q: QuestionLayout) -> list[
             ButtonElement(
                 action_id=f"{Action.PICK}.{i}",
                 text=PlainTextObject(text=truncate(label, BUTTON_TEXT_MAX), emoji=False),
-                value=Ref(ask_id, i).encode(),
+                value=OptionRef(ask_id, i).encode(),
             )
             for i, label in enumerate(question.labels)
         ]
@@ -100,7 +100,7 @@ def one_click_blocks(layout: AskLayout, ask_id: str, q: QuestionLayout) -> list[
     other = ButtonElement(
         action_id=Action.OTHER,
         text=PlainTextObject(text=OTHER_BUTTON),
-        value=Ref(ask_id, 0).encode(),
+        value=AskRef(ask_id).encode(),
     )
     return [section, ActionsBlock(block_id=question.id, elements=[*choices, other])]
 
@@ -114,7 +114,7 @@ def form_blocks(
     if has_heading(question):
         blocks.append(
             SectionBlock(
-                block_id=layout.aux_block_id("h", q.index),
+                block_id=layout.aux_block_id(BlockKind.HEADING, q.index),
                 text=MarkdownTextObject(
                     verbatim=True, text=heading_text(question, with_question=False) or CUT_NOTE
                 ),
@@ -134,7 +134,7 @@ def form_blocks(
     if q.has_options:
         blocks.append(
             InputBlock(
-                block_id=layout.aux_block_id("o", q.index),
+                block_id=layout.aux_block_id(BlockKind.OTHER, q.index),
                 label=PlainTextObject(text="Other answer"),
                 element=PlainTextInputElement(
                     action_id=Action.INPUT,
@@ -147,7 +147,7 @@ def form_blocks(
     if q.skippable:
         blocks.append(
             InputBlock(
-                block_id=layout.aux_block_id("s", q.index),
+                block_id=layout.aux_block_id(BlockKind.SKIP, q.index),
                 label=PlainTextObject(text="Not for you?"),
                 element=CheckboxesElement(
                     action_id=Action.INPUT,
@@ -202,5 +202,5 @@ def _details_button(ask_id: str, number: int) -> ButtonElement:
     return ButtonElement(
         action_id=Action.DETAILS,
         text=PlainTextObject(text="View all"),
-        value=Ref(ask_id, number).encode(),
+        value=QuestionRef(ask_id, number).encode(),
     )

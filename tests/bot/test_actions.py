@@ -5,7 +5,20 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from bot.actions import PICK_PATTERN, SKIP_VALUE, Action, Callback, Ref, ViewMeta
+from bot.actions import (
+    PICK_PATTERN,
+    SKIP_VALUE,
+    Action,
+    AskRef,
+    BlockKind,
+    Callback,
+    OptionRef,
+    PageRef,
+    PartRef,
+    QuestionRef,
+    Ref,
+    ViewMeta,
+)
 
 ASK = "a1b2c3d4e5f60718"
 
@@ -115,3 +128,29 @@ def test_view_meta_is_frozen() -> None:
     meta = ViewMeta(ask=ASK)
     with pytest.raises(ValidationError):
         meta.ask = "other"  # type: ignore[misc]
+
+
+# --- typed refs -------------------------------------------------------------------------------
+
+
+def test_each_typed_ref_writes_the_value_the_wire_ref_reads() -> None:
+    assert OptionRef(ASK, 2).encode() == Ref(ASK, 2).encode()
+    assert PartRef(ASK, 1).encode() == Ref(ASK, 1).encode()
+    assert QuestionRef(ASK, 3).encode() == Ref(ASK, 3).encode()
+    assert PageRef(ASK, 4).encode() == Ref(ASK, 4).encode()
+    assert AskRef(ASK).encode() == Ref(ASK, 0).encode()
+
+
+def test_a_wire_ref_reads_as_the_typed_ref_its_action_names() -> None:
+    wire = Ref.decode(f"{ASK}/5")
+    assert (OptionRef.of(wire), PartRef.of(wire), QuestionRef.of(wire), PageRef.of(wire)) == (
+        OptionRef(ASK, 5),
+        PartRef(ASK, 5),
+        QuestionRef(ASK, 5),
+        PageRef(ASK, 5),
+    )
+    assert AskRef.of(wire) == AskRef(ASK)
+
+
+def test_block_kinds_are_distinct_on_the_wire() -> None:
+    assert len({kind.value for kind in BlockKind}) == len(BlockKind) == 14

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from bot.actions import BlockKind
 from bot.answers import (
     MISSING,
     MISSING_LONE,
@@ -503,9 +504,9 @@ def random_state(rnd: random.Random, layout: AskLayout) -> dict[str, dict[str, J
             raw[question.id] = {"sq_input": element}
         other = random_text(rnd)
         if n and other is not None:
-            raw[layout.aux_block_id("o", q.index)] = {"sq_input": other}
+            raw[layout.aux_block_id(BlockKind.OTHER, q.index)] = {"sq_input": other}
         if rnd.random() < 0.3:
-            raw[layout.aux_block_id("s", q.index)] = {"sq_input": checkboxes("skip")}
+            raw[layout.aux_block_id(BlockKind.SKIP, q.index)] = {"sq_input": checkboxes("skip")}
     return raw
 
 

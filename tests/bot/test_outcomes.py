@@ -1,4 +1,5 @@
-"""How an ask ends besides an answer: aborts, cancellation, dispose, Slack failures."""
+"""How an ask ends: the table of endings, and every way besides an answer (aborts,
+cancellation, dispose, Slack failures)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.outcomes import ENDINGS, AskError, AskState, EventKind, Verdict
 from bot.sqlite_store import SqliteStore
 from provider import AbortController, AskUserQuestionAnswer, ErrorCode, UserQuestionError
+from provider.errors import ABORTED_MESSAGE
+from provider.relay_wire import AskState as WireAskState
 from slack_emulator import ApiError, RateLimited, ServerError, SlackEmulator, Slow
 
 from .harness import ALICE, Bot, running_bot
@@ -137,3 +141,44 @@ async def test_a_post_that_times_out_but_reached_slack_is_kept_not_orphaned(
         await emu.person(ALICE).click(message, text="Postgres")
         assert (await asking).answers[0].selected == ["Postgres"]
         assert len(bot.ask_posts()) == 1
+
+
+# --- the table of endings ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("verdict", "state", "event", "code"),
+    [
+        (Verdict.ANSWERED, AskState.ANSWERED, EventKind.ANSWERED, None),
+        (Verdict.WITHDRAWN, AskState.FAILED, EventKind.WITHDRAWN, ErrorCode.ASK_ABORTED),
+        (Verdict.CLOSED, AskState.FAILED, EventKind.CLOSED, ErrorCode.ASK_ABORTED),
+        (Verdict.CANCELLED, AskState.FAILED, EventKind.CANCELLED, ErrorCode.ASK_CANCELLED),
+        (Verdict.EXPIRED, AskState.FAILED, EventKind.EXPIRED, ErrorCode.ASK_ABORTED),
+        (Verdict.FAILED, AskState.FAILED, EventKind.FAILED, ErrorCode.ASK_FAILED),
+    ],
+)
+def test_each_ending_names_its_state_event_and_error_code(
+    verdict: Verdict, state: AskState, event: EventKind, code: ErrorCode | None
+) -> None:
+    ending = ENDINGS[verdict]
+    assert (ending.state, ending.event, ending.code) == (state, event, code)
+
+
+def test_an_aborting_ending_appends_its_detail_to_the_stable_seam_message() -> None:
+    assert ENDINGS[Verdict.EXPIRED].error("it expired") == AskError(
+        code=ErrorCode.ASK_ABORTED, message=f"{ABORTED_MESSAGE}: it expired"
+    )
+    assert ENDINGS[Verdict.WITHDRAWN].error(None) == AskError(
+        code=ErrorCode.ASK_ABORTED, message=ABORTED_MESSAGE
+    )
+
+
+def test_a_failure_says_its_detail_and_an_answer_is_no_error() -> None:
+    assert ENDINGS[Verdict.FAILED].error("channel_not_found") == AskError(
+        code=ErrorCode.ASK_FAILED, message="channel_not_found"
+    )
+    assert ENDINGS[Verdict.ANSWERED].error("ignored") is None
+
+
+def test_the_store_and_the_relay_share_one_ask_state() -> None:
+    assert AskState is WireAskState

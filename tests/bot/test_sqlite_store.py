@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from bot.render import Verdict
+from bot.outcomes import Verdict
 from bot.sqlite_store import MIGRATIONS, SCHEMA_VERSION, SqliteStore, StoreError, migrate
 from bot.store import AskEvent, AskRecord, AskState, EventKind, ThreadRef
 from provider import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionItem
@@ -348,3 +348,16 @@ async def test_a_start_cancelled_while_connecting_leaves_nothing_open(
     assert await asyncio.to_thread(closed.wait, 5.0)
     with pytest.raises(StoreError, match="the store is closed"):
         await store.get("a1")
+
+
+async def test_an_event_log_written_before_withdrawals_were_named_still_reads(
+    store: SqliteStore, db: Path
+) -> None:
+    await store.add(ask("a1"))
+    with raw(db) as conn:
+        conn.execute(
+            "INSERT INTO events (ask_id, at, kind, actor, detail)"
+            " VALUES ('a1', 2.0, 'aborted', NULL, '')"
+        )
+    kinds = [e.kind for e in await store.events("a1")]
+    assert kinds == [EventKind.CREATED, EventKind.LEGACY_ABORTED]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.render import Verdict
+from bot.outcomes import Verdict
 from bot.sqlite_store import SqliteStore
 from bot.store import (
     AskError,

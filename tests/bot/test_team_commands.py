@@ -9,7 +9,7 @@ from typing import Any
 
 import aiohttp
 
-from bot.render.outcome import when
+from bot.render.decided import when
 from bot.render.text import escape
 from bot.store import AskRecord, AskState, MemoryStore
 from provider import Agent, AskUserQuestionAnswer, AskUserQuestionItem

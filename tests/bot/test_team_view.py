@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from bot.render import Verdict
-from bot.render.outcome import when
+from bot.outcomes import Verdict
+from bot.render.decided import when
 from bot.store import Approval, AskRecord, AskState
 from bot.team_view import command_message, home_view, team_blocks
 from provider import AskUserQuestionAnswer, AskUserQuestionItem

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import provider
@@ -51,3 +53,44 @@ def test_only_the_relay_client_talks_http() -> None:
         if any(name.split(".")[0] == "aiohttp" for name in imported_modules(path))
     )
     assert users == ["relay_client.py"]
+
+
+PURE_MODULES = ("provider.types", "bot.render", "bot.answers", "bot.store")
+
+
+def loaded_after_importing(modules: tuple[str, ...]) -> set[str]:
+    """The top modules a fresh interpreter holds once it has imported `modules`."""
+    script = (
+        f"import sys\nfor name in {list(modules)!r}:\n    __import__(name)\n"
+        "print('\\n'.join(sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    return set(done.stdout.split())
+
+
+def test_importing_the_pure_modules_loads_no_http_bolt_or_socket_code() -> None:
+    loaded = loaded_after_importing(PURE_MODULES)
+    heavy = {
+        name
+        for name in loaded
+        if name.split(".")[0] in {"aiohttp", "slack_bolt"}
+        or "socket_mode" in name
+        or name in {"provider.relay_client", "bot.app", "bot.slack_provider"}
+    }
+    assert heavy == set()
+
+
+def test_the_relay_provider_still_loads_from_the_package_on_first_use() -> None:
+    loaded = loaded_after_importing(("provider",))
+    assert "aiohttp" not in loaded
+    from provider import RelayProvider
+    from provider.relay_client import RelayProvider as Direct
+
+    assert RelayProvider is Direct
+
+
+def test_the_store_and_the_outcome_table_load_no_presentation() -> None:
+    loaded = loaded_after_importing(("bot.store", "bot.outcomes"))
+    assert {name for name in loaded if name.startswith("bot.render")} == set()

@@ -16,6 +16,7 @@ from provider import (
     UserQuestionError,
     UserQuestionService,
 )
+from provider.service import check_request
 
 from .fakes import RecordingProvider
 
@@ -344,3 +345,20 @@ async def test_bad_intent_comes_before_no_provider() -> None:
     plan = {key: value for key, value in PLAN.items() if key != "detail"}
     error = await ask_error(UserQuestionService(), request(plan))
     assert error.code is ErrorCode.BAD_INTENT
+
+
+# --- the checks without a service -------------------------------------------------------------
+
+
+def test_check_request_runs_the_same_checks_without_a_service() -> None:
+    with pytest.raises(UserQuestionError) as caught:
+        check_request(AskUserQuestionRequest(questions=[]))
+    assert caught.value.code is ErrorCode.EMPTY_QUESTIONS
+    assert caught.value.message == "ask_user_question requires at least one question"
+
+
+def test_check_request_refuses_an_agent_when_it_knows_no_agents() -> None:
+    agent = Agent(id="main")
+    with pytest.raises(UserQuestionError) as caught:
+        check_request(request(CHOICE, agent=agent))
+    assert caught.value.code is ErrorCode.CALLER_NOT_LIVE

@@ -12,11 +12,11 @@ import pytest
 from slack_sdk.models.views import View
 
 from bot.actions import ViewMeta
+from bot.outcomes import Verdict
 from bot.render import (
     AskLayout,
     MessageContent,
     Settlement,
-    Verdict,
     ask_message,
     details_modal,
     form_modal,
@@ -159,9 +159,17 @@ def answer_for(question: AskUserQuestionItem) -> AskUserQuestionAnswerItem:
     return AskUserQuestionAnswerItem(id=question.id, selected=labels[-1:])
 
 
-def settlement(req: AskUserQuestionRequest, verdict: Verdict) -> Settlement:
+def settlement(
+    req: AskUserQuestionRequest, verdict: Verdict, *, waiting: bool = False
+) -> Settlement:
     answers = {q.id: answer_for(q) for q in req.questions}
-    return Settlement(verdict=verdict, at=AT, actor=BOB, answers=answers, reason=HOSTILE)
+    return Settlement(
+        verdict=verdict, at=AT, actor=BOB, answers=answers, reason=HOSTILE, waiting=waiting
+    )
+
+
+# Every footer a settled message can show: each ending, and a part answered while others wait.
+SHOWN = [(verdict, False) for verdict in Verdict] + [(Verdict.ANSWERED, True)]
 
 
 # --- walking Slack JSON -----------------------------------------------------------------------
@@ -333,12 +341,15 @@ def test_the_details_modal_renders_within_slack_limits(name: str) -> None:
     assert view_violations(details_modal(list(req.questions))) == []
 
 
-@pytest.mark.parametrize("verdict", list(Verdict))
+@pytest.mark.parametrize(("verdict", "waiting"), SHOWN)
 @pytest.mark.parametrize("name", SCENARIOS)
-def test_every_settled_message_renders_within_slack_limits(name: str, verdict: Verdict) -> None:
+def test_every_settled_message_renders_within_slack_limits(
+    name: str, verdict: Verdict, waiting: bool
+) -> None:
     req, layout = scenario(name)
     for n in range(len(layout.parts)):
-        assert message_violations(settled_message(layout, n, settlement(req, verdict))) == []
+        shown = settled_message(layout, n, settlement(req, verdict, waiting=waiting))
+        assert message_violations(shown) == []
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
@@ -405,8 +416,8 @@ def all_mrkdwn(name: str) -> list[str]:
         texts += [message.text, *mrkdwn_texts(message.blocks_json())]
         if not layout.one_click:
             texts += mrkdwn_texts(form_modal(ASK, layout, n, HOSTILE, CHANNEL).to_dict())
-        for verdict in Verdict:
-            settled = settled_message(layout, n, settlement(req, verdict))
+        for verdict, waiting in SHOWN:
+            settled = settled_message(layout, n, settlement(req, verdict, waiting=waiting))
             texts += [settled.text, *mrkdwn_texts(settled.blocks_json())]
     texts += mrkdwn_texts(details_modal(list(req.questions)).to_dict())
     texts += mrkdwn_texts([b.to_dict() for b in thread_root(HOSTILE, HOSTILE).blocks])
@@ -671,13 +682,17 @@ def test_the_details_modal_says_how_much_it_could_not_show() -> None:
 # --- settled messages -------------------------------------------------------------------------
 
 
-def settle_one(verdict: Verdict, item: AskUserQuestionAnswerItem | None = None) -> list[JSON]:
+def settle_one(
+    verdict: Verdict, item: AskUserQuestionAnswerItem | None = None, *, waiting: bool = False
+) -> list[JSON]:
     layout = lay_out(
         request([plain("q", options=[{"label": "Postgres <b> & co"}, {"label": "B"}])])
     )
     answers = {"q": item} if item else {}
     return settled_message(
-        layout, 0, Settlement(verdict=verdict, at=AT, actor=ALICE, answers=answers)
+        layout,
+        0,
+        Settlement(verdict=verdict, at=AT, actor=ALICE, answers=answers, waiting=waiting),
     ).blocks_json()
 
 
@@ -732,7 +747,7 @@ def test_a_skipped_question_is_shown_as_skipped() -> None:
 
 
 def test_a_question_without_an_answer_is_shown_as_unanswered() -> None:
-    [section, _] = settle_one(Verdict.PART_DONE)
+    [section, _] = settle_one(Verdict.ANSWERED, waiting=True)
     assert section["text"]["text"] == "*What about q?*\n→ _no answer_"
 
 
@@ -740,10 +755,6 @@ def test_a_question_without_an_answer_is_shown_as_unanswered() -> None:
     ("verdict", "footer"),
     [
         (Verdict.ANSWERED, f":white_check_mark: Answered by <@{ALICE}> · {STAMP}"),
-        (
-            Verdict.PART_DONE,
-            f":white_check_mark: This part answered by <@{ALICE}> · {STAMP} · waiting for the rest",
-        ),
         (
             Verdict.WITHDRAWN,
             f":heavy_minus_sign: Withdrawn: the agent no longer needs an answer · {STAMP}",
@@ -762,9 +773,16 @@ def test_each_verdict_has_its_footer(verdict: Verdict, footer: str) -> None:
     assert blocks[-1]["elements"][0]["text"] == footer
 
 
-@pytest.mark.parametrize(
-    "verdict", [v for v in Verdict if v not in (Verdict.ANSWERED, Verdict.PART_DONE)]
-)
+def test_a_part_answered_while_others_wait_says_so_in_its_footer() -> None:
+    blocks = settle_one(
+        Verdict.ANSWERED, AskUserQuestionAnswerItem(id="q", selected=["B"]), waiting=True
+    )
+    assert blocks[-1]["elements"][0]["text"] == (
+        f":white_check_mark: This part answered by <@{ALICE}> · {STAMP} · waiting for the rest"
+    )
+
+
+@pytest.mark.parametrize("verdict", [v for v in Verdict if v is not Verdict.ANSWERED])
 def test_a_settled_message_without_an_answer_lists_only_the_questions(verdict: Verdict) -> None:
     [section, _] = settle_one(verdict, AskUserQuestionAnswerItem(id="q", selected=["B"]))
     assert section["text"]["text"] == "*What about q?*"
@@ -781,7 +799,9 @@ def test_a_reason_is_escaped_in_the_footer() -> None:
 
 def test_a_settled_part_shows_only_its_own_questions() -> None:
     layout = lay_out(request([plain(f"q{i}", options=short_options(3)) for i in range(17)]))
-    settled = settled_message(layout, 1, Settlement(verdict=Verdict.PART_DONE, at=AT, actor=ALICE))
+    settled = settled_message(
+        layout, 1, Settlement(verdict=Verdict.ANSWERED, at=AT, actor=ALICE, waiting=True)
+    )
     [section, footer] = settled.blocks_json()
     assert section["text"]["text"] == "*What about q16?*\n→ _no answer_"
     assert footer["block_id"] == "sq~v.1"

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from bot.actions import BlockKind
 from bot.render.layout import (
     MESSAGE_BLOCKS_MAX,
     PART_OVERHEAD_BLOCKS,
@@ -309,13 +310,13 @@ def test_a_question_with_101_options_is_refused(question: Question) -> None:
 def test_helper_block_ids_use_the_sq_tilde_prefix() -> None:
     layout = lay_out(request(single("a", 3), text("b")))
     assert layout.aux_prefix == "sq~"
-    assert layout.aux_block_id("o", 3) == "sq~o.3"
+    assert layout.aux_block_id(BlockKind.OTHER, 3) == "sq~o.3"
 
 
 def test_the_helper_prefix_changes_when_a_question_id_starts_with_it() -> None:
     layout = lay_out(request(single("sq~o.0", 3), text("b")))
     assert layout.aux_prefix == "sq1~"
-    assert layout.aux_block_id("o", 0) == "sq1~o.0"
+    assert layout.aux_block_id(BlockKind.OTHER, 0) == "sq1~o.0"
 
 
 def test_the_helper_prefix_skips_every_prefix_a_question_id_takes() -> None:

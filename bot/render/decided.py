@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from enum import StrEnum
 
 from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, SectionBlock
 
 from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
 
+from ..actions import BlockKind
+from ..outcomes import Verdict
 from .layout import MESSAGE_BLOCKS_MAX, AskLayout
 from .message import MessageContent
 from .question import SECTION_TEXT_MAX
@@ -20,27 +21,17 @@ SUMMARY_QUESTION_MAX = 300
 SUMMARY_ANSWER_MAX = 900
 
 
-class Verdict(StrEnum):
-    """How the ask (or one part of it) ended."""
-
-    ANSWERED = "answered"
-    PART_DONE = "part_done"  # this part is in; other parts are still open
-    WITHDRAWN = "withdrawn"  # the agent aborted or was cancelled, or the bot shut down
-    CLOSED = "closed"  # a person closed the form
-    CANCELLED = "cancelled"  # a person chose to discuss instead
-    EXPIRED = "expired"
-    FAILED = "failed"
-
-
 @dataclass(frozen=True)
 class Settlement:
-    """What to show in place of the controls."""
+    """What to show in place of the controls: how the ask ended, or (`waiting`) that this
+    part is answered while other parts are still open."""
 
     verdict: Verdict
     at: float
     actor: str | None = None
     answers: Mapping[str, AskUserQuestionAnswerItem] = field(default_factory=dict)
     reason: str | None = None
+    waiting: bool = False
 
 
 def when(at: float) -> str:
@@ -61,17 +52,15 @@ def answer_text(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem |
 
 
 def verdict_line(settlement: Settlement) -> str:
-    """The footer: what happened, who did it, and when."""
+    """The footer: what happened, who did it, and when (this surface's wording table)."""
     who = f"<@{settlement.actor}>" if settlement.actor else "someone"
     stamp = when(settlement.at)
     reason = f": {escaped_within(settlement.reason, 500)}" if settlement.reason else ""
+    if settlement.waiting:
+        return f":white_check_mark: This part answered by {who} · {stamp} · waiting for the rest"
     match settlement.verdict:
         case Verdict.ANSWERED:
             return f":white_check_mark: Answered by {who} · {stamp}"
-        case Verdict.PART_DONE:
-            return (
-                f":white_check_mark: This part answered by {who} · {stamp} · waiting for the rest"
-            )
         case Verdict.WITHDRAWN:
             return f":heavy_minus_sign: Withdrawn{reason or ': the agent no longer needs an answer'} · {stamp}"
         case Verdict.CLOSED:
@@ -86,7 +75,7 @@ def verdict_line(settlement: Settlement) -> str:
 
 def settled_message(layout: AskLayout, part_number: int, settlement: Settlement) -> MessageContent:
     """The part's message once decided: each question with its answer, then the verdict."""
-    show_answers = settlement.verdict in (Verdict.ANSWERED, Verdict.PART_DONE)
+    show_answers = settlement.verdict is Verdict.ANSWERED
     lines = []
     for q in layout.parts[part_number].questions:
         line = f"*{escaped_within(q.question.question, SUMMARY_QUESTION_MAX)}*"
@@ -107,7 +96,7 @@ def settled_message(layout: AskLayout, part_number: int, settlement: Settlement)
     footer = verdict_line(settlement)
     blocks.append(
         ContextBlock(
-            block_id=layout.aux_block_id("v", part_number),
+            block_id=layout.aux_block_id(BlockKind.VERDICT, part_number),
             elements=[MarkdownTextObject(verbatim=True, text=footer)],
         )
     )
@@ -116,7 +105,8 @@ def settled_message(layout: AskLayout, part_number: int, settlement: Settlement)
 
 def _section(layout: AskLayout, n: int, text: str) -> SectionBlock:
     return SectionBlock(
-        block_id=layout.aux_block_id("a", n), text=MarkdownTextObject(verbatim=True, text=text)
+        block_id=layout.aux_block_id(BlockKind.ANSWERS, n),
+        text=MarkdownTextObject(verbatim=True, text=text),
     )
 
 

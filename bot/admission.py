@@ -1,0 +1,113 @@
+"""The steps every handler of a person's action shares: who may act, admitting them or saying
+why not, and turning an answer into the ask's settlement (the first valid one wins)."""
+
+from __future__ import annotations
+
+import logging
+
+from provider import (
+    AnswerContractError,
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    check_answer,
+)
+
+from .ask_messages import AskMessages
+from .asks import Asks, LiveAsk
+from .render.notes import settled_note
+from .responders import Responders
+from .review import ReviewPolicies
+from .store import EventKind, Verdict
+
+log = logging.getLogger(__name__)
+
+
+class Admission:
+    """Admits people to an open ask and settles it with their answer."""
+
+    def __init__(
+        self,
+        asks: Asks,
+        messages: AskMessages,
+        responders: Responders,
+        policies: ReviewPolicies,
+    ) -> None:
+        self._asks = asks
+        self._messages = messages
+        self._responders = responders
+        self._policies = policies
+        self._reviewers: dict[tuple[str, ...], Responders] = {}
+
+    def who_may_answer(self, live: LiveAsk) -> Responders:
+        """A plan review's reviewers when its policy names them; else the responders."""
+        if not live.layout.plan_review:
+            return self._responders
+        reviewers = self._policies.for_channel(live.record.channel).reviewers
+        if not reviewers:
+            return self._responders
+        if reviewers not in self._reviewers:
+            self._reviewers[reviewers] = Responders(self._responders.client, reviewers)
+        return self._reviewers[reviewers]
+
+    async def admit(self, user: str, ask_id: str, *, part: int | None = None) -> LiveAsk | None:
+        """The open ask if `user` may act on it now; otherwise tell them why not."""
+        live = self._asks.live(ask_id)
+        if live is None:
+            await self.too_late(user, ask_id)
+            return None
+        allowed = self.who_may_answer(live)
+        if not await allowed.allows(user):
+            await self._asks.note(ask_id, EventKind.REFUSED, user, "not an allowed responder")
+            await self._messages.ephemeral(
+                live.record,
+                user,
+                f"Only {allowed.describe()} may answer this question, so nothing changed.",
+            )
+            return None
+        done = live.record.parts_done.get(part) if part is not None else None
+        if done is not None:
+            await self._messages.ephemeral(
+                live.record, user, f"This part was already answered by <@{done.by}>."
+            )
+            return None
+        return live
+
+    async def answer(
+        self, live: LiveAsk, user: str, items: list[AskUserQuestionAnswerItem]
+    ) -> None:
+        """Settle the ask with `items` as `user`'s answer, unless someone was first."""
+        claimed = self._asks.claim(live.record.id)
+        if claimed is None:
+            await self.too_late(user, live.record.id)
+            return
+        await self.settle_answer(claimed, user, AskUserQuestionAnswer(answers=items))
+
+    async def settle_answer(self, live: LiveAsk, user: str, answer: AskUserQuestionAnswer) -> None:
+        """Settle a claimed ask with `answer`, checked against the seam's contract first."""
+        try:
+            check_answer(live.record.request, answer)
+        except AnswerContractError as broken:
+            # Our own parser produced it, so this is a bug: fail loudly rather than mislead.
+            log.error("ask %s: answer breaks the contract: %s", live.record.id, broken)
+            await self._asks.settle(
+                live.record.id,
+                Verdict.FAILED,
+                claimed=live,
+                actor=user,
+                reason="the answer could not be read",
+                detail=f"invalid answer: {broken}",
+            )
+            return
+        await self._asks.settle(
+            live.record.id, Verdict.ANSWERED, claimed=live, actor=user, answer=answer
+        )
+
+    async def too_late(self, user: str, ask_id: str) -> None:
+        """Tell `user` the ask has already ended, and how."""
+        record = await self._asks.stored(ask_id)
+        if record is None:
+            return
+        await self._asks.note(ask_id, EventKind.REFUSED, user, "already settled")
+        await self._messages.ephemeral(
+            record, user, settled_note(record.ended_as, record.decided_by)
+        )

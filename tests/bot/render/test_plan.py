@@ -631,7 +631,7 @@ def commonmark_links(markdown: str) -> list[tuple[str, str]]:
     # Addresses as written: the text is judged, not how a browser would encode it.
     parser.validateLink = lambda url: True  # type: ignore[method-assign]
     parser.normalizeLink = lambda url: url  # type: ignore[method-assign]
-    parser.normalizeLinkText = lambda url: url  # type: ignore[method-assign]
+    parser.normalizeLinkText = lambda link: link  # type: ignore[method-assign]
     found: list[tuple[str, str]] = []
     for block in parser.parse(markdown):
         if block.type == "html_block":

@@ -81,6 +81,12 @@ def normalized(markdown: str) -> str:
 _SPANS = "sq_spans"  # env key: the spans found in the inline text being parsed
 _SPANS_BY_TOKEN = "sq_spans_by_token"  # env key: asked for spans, per inline token index
 _DEFINITIONS = "sq_definitions"  # env key: offsets of link reference definitions
+_BUDGET = "sq_look_ahead"  # env key: characters links may still look ahead in this text
+_UNSURE = "sq_unsure"  # env key: a bound may have hidden a link
+_LAST_CLOSE = "sq_last_close"  # env key: where the text's last `]` is
+_BOUNDED = ("link", "image")
+LINK_REACH = 4096  # a link longer than this (label and address) stays text
+LINK_LOOK_AHEAD_PER_CHAR = 8
 _LINK_RULES = {
     "link": rules_inline.link,
     "image": rules_inline.image,
@@ -105,7 +111,7 @@ def _recorded(name: str, rule: Callable[[StateInline, bool], bool]) -> Any:
 
     def recording(state: StateInline, silent: bool) -> bool:
         start, count = state.pos, len(state.tokens)
-        if not rule(state, silent):
+        if not (_bounded(rule, state, silent) if name in _BOUNDED else rule(state, silent)):
             return False
         spans: list[_Span] | None = state.env.get(_SPANS)
         if spans is not None and not silent:
@@ -113,6 +119,32 @@ def _recorded(name: str, rule: Callable[[StateInline, bool], bool]) -> Any:
         return True
 
     return recording
+
+
+def _bounded(rule: Callable[[StateInline, bool], bool], state: StateInline, silent: bool) -> bool:
+    """`rule` (a link or an image) looking at most `LINK_REACH` characters ahead, and only
+    while the text's look-ahead budget lasts: the parser looks ahead from every `[`, so a
+    paragraph of brackets would otherwise cost time quadratic in its length. Where a bound
+    may have hidden a link CommonMark would see, the parse is marked `_UNSURE`.
+    """
+    if state.src[state.pos] not in "[!":
+        return False
+    end = state.posMax
+    budget: int = state.env.get(_BUDGET, LINK_REACH)
+    window = min(LINK_REACH, budget, end - state.pos)
+    if state.src.find("]", state.pos, state.pos + window) < 0:
+        if state.env.get(_LAST_CLOSE, end) >= state.pos + window:
+            state.env[_UNSURE] = True
+        return False
+    state.env[_BUDGET] = budget - window
+    state.posMax = state.pos + window
+    try:
+        found = rule(state, silent)
+    finally:
+        state.posMax = end
+    if not found and window < end - state.pos:
+        state.env[_UNSURE] = True
+    return found
 
 
 def _span(name: str, state: StateInline, start: int, pushed: list[Token]) -> _Span:
@@ -145,6 +177,8 @@ def _inline_with_spans(state: StateCore) -> None:
             token.children = token.children or []
             if collect is not None:
                 state.env[_SPANS] = collect.setdefault(index, [])
+            state.env[_BUDGET] = LINK_LOOK_AHEAD_PER_CHAR * len(token.content) + LINK_REACH
+            state.env[_LAST_CLOSE] = token.content.rfind("]")
             state.md.inline.parse(token.content, state.md, state.env, token.children)
     state.env.pop(_SPANS, None)
 
@@ -459,6 +493,8 @@ def _reveal_edits(text: str) -> list[Edit]:
     definitions: list[int] = []
     env: dict[str, Any] = {_SPANS_BY_TOKEN: spans_by_token, _DEFINITIONS: definitions}
     tokens = parser().parse(text, env)
+    if env.get(_UNSURE):
+        raise _Unmapped
     starts = _line_starts(text)
     edits: list[Edit] = [(at, at, "\\") for at in definitions if text.startswith("[", at)]
     for index, token in enumerate(tokens):

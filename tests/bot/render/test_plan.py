@@ -763,3 +763,15 @@ def test_numeric_entity_spellings_are_broken_too(raw: str, neutral: str) -> None
 )
 def test_inline_link_forms_in_the_modal_show_their_address(markdown: str, mrkdwn: str) -> None:
     assert markdown_to_mrkdwn(markdown) == mrkdwn
+
+
+def test_a_link_longer_than_the_parser_looks_ahead_still_shows_its_address() -> None:
+    markdown = "[" + "bank " * 1000 + "](https://evil.example)"
+    assert hidden_addresses(preview_text(markdown)) == []
+    assert "(<https://evil.example>)" in markdown_to_mrkdwn(markdown)
+
+
+def test_a_paragraph_of_nested_brackets_renders_at_once() -> None:
+    markdown = "[[]" * 10_000 + "](https://evil.example)"
+    assert hidden_addresses(preview_text(markdown)) == []
+    assert_safe_mrkdwn(markdown_to_mrkdwn(markdown))

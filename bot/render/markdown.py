@@ -84,6 +84,7 @@ _DEFINITIONS = "sq_definitions"  # env key: offsets of link reference definition
 _BUDGET = "sq_look_ahead"  # env key: characters links may still look ahead in this text
 _UNSURE = "sq_unsure"  # env key: a bound may have hidden a link
 _LAST_CLOSE = "sq_last_close"  # env key: where the text's last `]` is
+_SOURCE = "sq_source"  # env key: the inline text being parsed
 _BOUNDED = ("link", "image")
 LINK_REACH = 4096  # a link longer than this (label and address) stays text
 LINK_LOOK_AHEAD_PER_CHAR = 8
@@ -114,7 +115,8 @@ def _recorded(name: str, rule: Callable[[StateInline, bool], bool]) -> Any:
         if not (_bounded(rule, state, silent) if name in _BOUNDED else rule(state, silent)):
             return False
         spans: list[_Span] | None = state.env.get(_SPANS)
-        if spans is not None and not silent:
+        # Only the token's own text: an image's alt text is parsed apart (and holds no links).
+        if spans is not None and not silent and state.src is state.env.get(_SOURCE):
             spans.append(_span(name, state, start, state.tokens[count:]))
         return True
 
@@ -179,6 +181,7 @@ def _inline_with_spans(state: StateCore) -> None:
                 state.env[_SPANS] = collect.setdefault(index, [])
             state.env[_BUDGET] = LINK_LOOK_AHEAD_PER_CHAR * len(token.content) + LINK_REACH
             state.env[_LAST_CLOSE] = token.content.rfind("]")
+            state.env[_SOURCE] = token.content
             state.md.inline.parse(token.content, state.md, state.env, token.children)
     state.env.pop(_SPANS, None)
 
@@ -188,7 +191,7 @@ def _inline_with_spans(state: StateCore) -> None:
 _SAFE_URL = re.compile(r"(?:https?://|mailto:)[^\s<>|`]+", re.IGNORECASE)
 _BARE_URL = re.compile(r"(?<![^\W_]|[/@<])https?://[^\s<>|`\"]+", re.IGNORECASE)
 _TASK = re.compile(r"\[([ xX])\][ \t]+")
-_QUOTE_MARKS = re.compile(r"(?: {0,3}> ?)*")
+_QUOTE_MARKS = re.compile(r"^(?: {0,3}> ?)*")
 _MARKS = {"strong": "*", "em": "_", "s": "~"}
 
 
@@ -324,7 +327,7 @@ def _table(tokens: list[Token], source: list[str]) -> list[str]:
             cells = []
             if len(rows) == 1 and tokens[0].map is not None:
                 delimiter = source[tokens[0].map[0] + 1]
-                rows.append(delimiter[len(_QUOTE_MARKS.match(delimiter)[0]) :].strip())  # type: ignore[index]
+                rows.append(_QUOTE_MARKS.sub("", delimiter, count=1).strip())
         elif token.type == "table_close":
             break
     return rows
@@ -456,8 +459,8 @@ _ENTITY_START = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 _MARKDOWN_PUNCTUATION = re.compile(r"[\\`*_\[\]<>~|]")
 
 
-class _Unmapped(Exception):
-    """An inline offset could not be traced back to the source."""
+class _Unsure(Exception):
+    """A link could not be traced back to the source with certainty."""
 
 
 def reveal_links(markdown: str) -> str:
@@ -467,23 +470,25 @@ def reveal_links(markdown: str) -> str:
     its address. An autolink becomes its bare address, a link reference definition visible text,
     raw HTML inert text (a zero-width space after its `<`). Code is left alone. Writing a link
     out can uncover another (raw HTML that held Markdown), so this repeats until the parser finds
-    none; should that not settle, every `[` is escaped.
+    none. Should that not settle, or a link not be traced back to the text with certainty (the
+    parser's look-ahead was bounded), every `[` is escaped and every `<` broken instead.
     """
     text = normalized(markdown)
-    for _ in range(REVEAL_ROUNDS):
-        try:
+    try:
+        for _ in range(REVEAL_ROUNDS):
             edits = _reveal_edits(text)
-        except _Unmapped:
-            break
-        if not edits:
-            return text
-        text = _apply(text, edits)
-    return _MARKDOWN_LINK_START.sub(
-        lambda m: "\\" + m.group() if m.group() == "[" else m.group() + ZWSP, text
-    )
+            if not edits:
+                return text
+            text = _apply(text, edits)
+    except _Unsure:
+        pass
+    return _inert(text)
 
 
-_MARKDOWN_LINK_START = re.compile(r"[\[<]")
+def _inert(text: str) -> str:
+    """`text` with every `[` escaped and every `<` broken: no link, image or HTML is left."""
+    return text.replace("[", "\\[").replace("<", "<" + ZWSP)
+
 
 Edit = tuple[int, int, str]  # replace text[start:end] with this
 
@@ -494,9 +499,11 @@ def _reveal_edits(text: str) -> list[Edit]:
     env: dict[str, Any] = {_SPANS_BY_TOKEN: spans_by_token, _DEFINITIONS: definitions}
     tokens = parser().parse(text, env)
     if env.get(_UNSURE):
-        raise _Unmapped
+        raise _Unsure
     starts = _line_starts(text)
-    edits: list[Edit] = [(at, at, "\\") for at in definitions if text.startswith("[", at)]
+    if not all(text.startswith("[", at) for at in definitions):
+        raise _Unsure
+    edits: list[Edit] = [(at, at, "\\") for at in definitions]
     for index, token in enumerate(tokens):
         if token.type == "html_block" and token.map is not None:
             block = slice(starts[token.map[0]], starts[token.map[1]] - 1)
@@ -518,7 +525,7 @@ def _span_edits(text: str, span: _Span, place: Callable[[int], int]) -> list[Edi
     opening = 2 if span.kind == "image" else 1
     label_end = place(span.label_end)
     if text[label_end] != "]":
-        raise _Unmapped
+        raise _Unsure
     return [(start, start + opening, ""), (label_end, end, f" ({_literal(span.address)})")]
 
 
@@ -535,7 +542,7 @@ def _placer(text: str, starts: list[int], inline: Token, opener: Token) -> Calla
         line = text[starts[first] : starts[first + 1] - 1]
         found = line.rfind(content) if opener.type == "heading_open" else line.find(content)
         if found < 0:
-            raise _Unmapped
+            raise _Unsure
         anchors = [starts[first] + found]
     else:
         anchors = []
@@ -551,7 +558,7 @@ def _placer(text: str, starts: list[int], inline: Token, opener: Token) -> Calla
         number = next(n for n in range(len(line_of) - 2, -1, -1) if line_of[n] <= offset)
         at = anchors[number] + offset - line_of[number]
         if text[at : at + 1] != content[offset : offset + 1]:
-            raise _Unmapped
+            raise _Unsure
         return at
 
     return place
@@ -571,7 +578,7 @@ def _apply(text: str, edits: list[Edit]) -> str:
     at = 0
     for start, end, replacement in sorted(edits):
         if start < at:
-            raise _Unmapped
+            raise _Unsure
         out += [text[at:start], replacement]
         at = end
     out.append(text[at:])

@@ -5,8 +5,10 @@ Pure functions, no I/O. Two renderings, because the surfaces differ:
 
 - A message shows the plan in Slack's `markdown` block, which renders standard Markdown but
   exists only in messages and holds at most 12,000 characters across all such blocks of a
-  payload. The plan goes in as written, with every Slack `<…>` token broken (`neutralize`);
-  a longer plan is cut at a line end, never inside a code block without closing it.
+  payload. The plan goes in as written, except that every link CommonMark sees is written out
+  as `text (address)` and raw HTML made inert (`reveal_links`), and every Slack `<…>` token,
+  in any entity spelling, is broken (`neutralize`). A longer plan is cut at a line end, never
+  inside a code block without closing it; where blocks and code sit is the parser's judgement.
 - A modal cannot hold `markdown` blocks, so the whole plan is converted to mrkdwn
   (`markdown_to_mrkdwn`) and cut into `section` blocks of at most 3,000 characters, paginated.
 

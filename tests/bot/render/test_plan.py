@@ -775,3 +775,13 @@ def test_a_paragraph_of_nested_brackets_renders_at_once() -> None:
     markdown = "[[]" * 10_000 + "](https://evil.example)"
     assert hidden_addresses(preview_text(markdown)) == []
     assert_safe_mrkdwn(markdown_to_mrkdwn(markdown))
+
+
+def test_a_link_inside_an_image_description_is_written_out_with_the_image() -> None:
+    markdown = (
+        "![a [b](https://evil.example) c](https://x.example/i.png) and [d](https://e.example)"
+    )
+    text = preview_text(markdown)
+    assert hidden_addresses(text) == []
+    assert "(https://x.example/i.png)" in text
+    assert "d (https://e.example)" in text

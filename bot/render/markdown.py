@@ -222,7 +222,7 @@ class _Mrkdwn:
     source: list[str]
     out: list[str] = field(default_factory=list)
     items: list[_Item] = field(default_factory=list)
-    lists: list[int] = field(default_factory=list)  # nesting of lists, for indentation
+    lists: int = 0  # lists around this block, for indentation
     depth: int = 0  # block quotes
     last_line: int = 0  # the source line after the last block written
 
@@ -240,23 +240,22 @@ class _Mrkdwn:
         elif kind == "blockquote_close":
             self.depth -= 1
         elif kind in ("bullet_list_open", "ordered_list_open"):
-            self.lists.append(len(self.lists))
+            self.lists += 1
         elif kind in ("bullet_list_close", "ordered_list_close"):
-            self.lists.pop()
+            self.lists -= 1
         elif kind == "list_item_open":
             bullet = "•" if token.markup in "-*+" else f"{token.info}{token.markup}"
-            level = INDENT * (len(self.lists) - 1)
+            level = INDENT * (self.lists - 1)
             self.items.append(_Item(f"{level}{bullet} ", level + " " * (len(bullet) + 1)))
         elif kind == "list_item_close":
             self.items.pop()
-        elif kind == "inline":
-            opener = tokens[at - 1]
-            self.gap(opener)
-            if opener.type == "heading_open":
-                text = _inline(token.children or [], bold=True).strip()
-                self.lines([f"*{text}*"] if text else [])
-            elif opener.type == "paragraph_open":
-                self.lines(self.task(_inline(token.children or [])).strip().split("\n"))
+        elif kind == "inline" and tokens[at - 1].type == "heading_open":
+            self.gap(tokens[at - 1])
+            text = _inline(token.children or [], bold=True).strip()
+            self.lines([f"*{text}*"] if text else [])
+        elif kind == "inline" and tokens[at - 1].type == "paragraph_open":
+            self.gap(tokens[at - 1])
+            self.lines(self.task(_inline(token.children or [])).strip().split("\n"))
         elif kind in ("fence", "code_block"):
             self.gap(token)
             self.code(token.content.rstrip("\n").split("\n"))

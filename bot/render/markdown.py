@@ -66,9 +66,9 @@ def parser() -> MarkdownIt:
     return _Parser()
 
 
-def parse(markdown: str) -> list[Token]:
-    """`markdown`'s block tokens, inline children parsed."""
-    return parser().parse(normalized(markdown))
+def blocks(markdown: str) -> list[Token]:
+    """`markdown`'s block tokens, their inline content left unparsed (which costs the most)."""
+    return parser().parse(normalized(markdown), {_BLOCKS_ONLY: True})
 
 
 def normalized(markdown: str) -> str:
@@ -85,6 +85,7 @@ _BUDGET = "sq_look_ahead"  # env key: characters links may still look ahead in t
 _UNSURE = "sq_unsure"  # env key: a bound may have hidden a link
 _LAST_CLOSE = "sq_last_close"  # env key: where the text's last `]` is
 _SOURCE = "sq_source"  # env key: the inline text being parsed
+_BLOCKS_ONLY = "sq_blocks_only"  # env key: leave inline content unparsed
 _BOUNDED = ("link", "image")
 LINK_REACH = 4096  # a link longer than this (label and address) stays text
 LINK_LOOK_AHEAD_PER_CHAR = 8
@@ -173,6 +174,8 @@ def _recorded_definition(state: StateBlock, start: int, end: int, silent: bool) 
 
 def _inline_with_spans(state: StateCore) -> None:
     """The parser's own inline step, collecting each inline token's spans when asked to."""
+    if state.env.get(_BLOCKS_ONLY):
+        return
     collect: dict[int, list[_Span]] | None = state.env.get(_SPANS_BY_TOKEN)
     for index, token in enumerate(state.tokens):
         if token.type == "inline":

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from slack_sdk.models.blocks import Block, MarkdownBlock, MarkdownTextObject, SectionBlock
 
-from .markdown import FENCE, ZWSP, markdown_to_mrkdwn, normalized, parse, reveal_links
+from .markdown import FENCE, ZWSP, blocks, markdown_to_mrkdwn, normalized, reveal_links
 
 __all__ = [
     "CODE_CONTINUES",
@@ -108,12 +108,14 @@ def plan_preview(markdown: str, *, budget: int = 11_000) -> PlanPreview:
     total = len(markdown)
     if not markdown.strip():
         return PlanPreview([MarkdownBlock(text=EMPTY_PLAN)], 0, total, True)
-    whole = neutralize(reveal_links(markdown))
-    if len(whole) <= budget:
+    # Writing links out rarely shortens a plan much: one far over budget is not tried whole.
+    whole = neutralize(reveal_links(markdown)) if total <= 2 * budget else None
+    if whole is not None and len(whole) <= budget:
         return PlanPreview([MarkdownBlock(text=whole)], total, total, True)
     limit = budget - len(CODE_CONTINUES) - 8
+    lines = _preview_lines(markdown)
     while True:
-        pos, close = _preview_cut(markdown, limit)
+        pos, close = _preview_cut(markdown, lines, limit)
         shown = markdown[:pos].rstrip()
         text = neutralize(reveal_links(shown))
         text += f"\n{close}\n\n{CODE_CONTINUES}" if close is not None else f"\n\n{CONTINUES}"
@@ -141,7 +143,7 @@ def _preview_lines(markdown: str) -> list[_Line]:
     code: set[int] = set()
     ends: set[int] = set()  # the last line of a block other than a heading
     headings: set[int] = set()
-    for token in parse(markdown):
+    for token in blocks(markdown):
         if token.map is None:
             continue
         first, last = token.map[0], token.map[1] - 1
@@ -178,9 +180,9 @@ def _closes(line: str, fence: str) -> bool:
     return len(body) >= len(fence) and body == fence[0] * len(body)
 
 
-def _preview_cut(markdown: str, limit: int) -> tuple[int, str | None]:
-    """Where to cut `markdown` to at most `limit` characters, and the fence line to close with."""
-    lines = _preview_lines(markdown)
+def _preview_cut(markdown: str, lines: list[_Line], limit: int) -> tuple[int, str | None]:
+    """Where to cut `markdown` (made of `lines`) to at most `limit` characters, and the fence
+    line to close with."""
     fits = [
         line
         for line in lines

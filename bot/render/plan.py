@@ -5,8 +5,10 @@ Pure functions, no I/O. Two renderings, because the surfaces differ:
 
 - A message shows the plan in Slack's `markdown` block, which renders standard Markdown but
   exists only in messages and holds at most 12,000 characters across all such blocks of a
-  payload. The plan goes in as written, with every Slack `<…>` token broken (`neutralize`);
-  a longer plan is cut at a line end, never inside a code block without closing it.
+  payload. The plan goes in as written, except that every link CommonMark sees is written out
+  as `text (address)` and raw HTML made inert (`reveal_links`), and every Slack `<…>` token,
+  in any entity spelling, is broken (`neutralize`). A longer plan is cut at a line end, never
+  inside a code block without closing it; where blocks and code sit is the parser's judgement.
 - A modal cannot hold `markdown` blocks, so the whole plan is converted to mrkdwn
   (`markdown_to_mrkdwn`) and cut into `section` blocks of at most 3,000 characters, paginated.
 
@@ -23,18 +25,20 @@ from dataclasses import dataclass
 
 from slack_sdk.models.blocks import Block, MarkdownBlock, MarkdownTextObject, SectionBlock
 
-from .markdown import (
-    FENCE,
-    FENCE_OPEN,
-    HEADING,
-    ITEM,
-    ZWSP,
-    Fence,
-    closes_fence,
-    markdown_to_mrkdwn,
-    open_fence,
-    strip_quotes,
-)
+from .markdown import FENCE, ZWSP, blocks, markdown_to_mrkdwn, normalized, reveal_links
+
+__all__ = [
+    "CODE_CONTINUES",
+    "CONTINUES",
+    "EMPTY_PLAN",
+    "PlanDiff",
+    "PlanPreview",
+    "neutralize",
+    "plan_diff",
+    "plan_pages",
+    "plan_preview",
+    "reveal_links",
+]
 
 MARKDOWN_BLOCKS_MAX = 12_000  # cumulative text of all markdown blocks in one payload
 SECTION_TEXT_MAX = 3000
@@ -67,10 +71,12 @@ class PlanDiff:
 
 # --- the message preview: Markdown as written, Slack tokens broken ----------------------------
 
-# `<` (or an entity spelling it) right before what would make a Slack token: a special mention
-# `<!…>`, a user `<@…>`, a channel `<#…>`, or a link `<scheme:…>`.
+# `<` (or an entity spelling it, in any case, with or without its `;`, or itself escaped as
+# `&amp;…`) right before what would make a Slack token: a special mention `<!…>`, a user `<@…>`,
+# a channel `<#…>`, a link `<scheme:…>`, or an entity or escape that could spell one of these.
 _TOKEN_START = re.compile(
-    r"(?:<|&lt;|&#0*60;|&#[xX]0*3[cC];)(?=[!@#]|[A-Za-z][A-Za-z0-9+.\-]*:)",
+    r"(?:<|&(?:amp;)*(?:lt;?|#0*60;|#x0*3c;))(?=[!@#\\]|&[#A-Za-z]|[A-Za-z][A-Za-z0-9+.\-]*(?::|&[#A-Za-z]))",
+    re.IGNORECASE,
 )
 
 
@@ -79,42 +85,11 @@ def neutralize(markdown: str) -> str:
 
     How the `markdown` block treats `<!channel>`, `<@U…>` or `<url|text>` is not documented, so
     every `<` followed by `!`, `@`, `#` or a URL scheme is broken: it reads the same, but can
-    never ping, mention or link. The entity spellings `&lt;`, `&#60;` and `&#x3c;` are broken too,
-    in case Slack decodes them before it looks for tokens. Everything else is left byte for byte.
+    never ping, mention or link. Every entity spelling of `<` (`&lt;`, `&LT;`, `&lt`, `&#60;`,
+    `&#x3C;`, `&amp;lt;`…) is broken too, in case Slack decodes them before it looks for tokens,
+    and so is a `<` before an entity or escape. Everything else is left byte for byte.
     """
     return _TOKEN_START.sub(lambda m: m.group() + ZWSP, markdown)
-
-
-# `[text](url)` or `![alt](url)`, with an optional title: the markdown block shows only `text`.
-_MARKDOWN_LINK = re.compile(r"!?\[([^\[\]\n]*)\]\(\s*<?([^\s()<>]+)>?(?:\s+\"[^\"\n]*\")?\s*\)")
-_FENCE_LINE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
-
-
-def reveal_links(markdown: str) -> str:
-    """Markdown links written out as `text (url)`, so no link text can hide where it goes.
-
-    Agent text is untrusted: `[your bank](https://evil)` must show its address. Code blocks and
-    code spans are left alone.
-    """
-    out: list[str] = []
-    fence: str | None = None
-    for line in markdown.splitlines(keepends=True):
-        opened = _FENCE_LINE.match(line)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-            out.append(line)
-            continue
-        if opened:
-            fence = opened.group(1)
-            out.append(line)
-            continue
-        pieces = line.split("`")
-        # Even pieces are outside code spans (an unmatched backtick leaves the rest as text).
-        for i in range(0, len(pieces), 2):
-            pieces[i] = _MARKDOWN_LINK.sub(lambda m: f"{m.group(1)} ({m.group(2)})", pieces[i])
-        out.append("`".join(pieces))
-    return "".join(out)
 
 
 def plan_preview(markdown: str, *, budget: int = 11_000) -> PlanPreview:
@@ -129,15 +104,18 @@ def plan_preview(markdown: str, *, budget: int = 11_000) -> PlanPreview:
         raise ValueError(
             f"budget must be between {PREVIEW_BUDGET_MIN} and {MARKDOWN_BLOCKS_MAX} characters"
         )
+    markdown = normalized(markdown)
     total = len(markdown)
     if not markdown.strip():
         return PlanPreview([MarkdownBlock(text=EMPTY_PLAN)], 0, total, True)
-    whole = neutralize(reveal_links(markdown))
-    if len(whole) <= budget:
+    # Writing links out rarely shortens a plan much: one far over budget is not tried whole.
+    whole = neutralize(reveal_links(markdown)) if total <= 2 * budget else None
+    if whole is not None and len(whole) <= budget:
         return PlanPreview([MarkdownBlock(text=whole)], total, total, True)
     limit = budget - len(CODE_CONTINUES) - 8
+    lines = _preview_lines(markdown)
     while True:
-        pos, close = _preview_cut(markdown, limit)
+        pos, close = _preview_cut(markdown, lines, limit)
         shown = markdown[:pos].rstrip()
         text = neutralize(reveal_links(shown))
         text += f"\n{close}\n\n{CODE_CONTINUES}" if close is not None else f"\n\n{CONTINUES}"
@@ -159,57 +137,52 @@ class _Line:
 
 
 def _preview_lines(markdown: str) -> list[_Line]:
+    """Each line of the plan as a place to cut, judged by the parser's blocks."""
     lines = markdown.split("\n")
-    out: list[_Line] = []
-    fence: Fence | None = None
-    under_heading = False
-    pos = 0
-    for index, line in enumerate(lines):
-        end = pos + len(line)
-        pos = end + 1
-        if fence is not None:
-            depth, body = strip_quotes(line, fence.depth)
-            if depth < fence.depth:
-                fence = None  # its block quote ended, and the code block with it
-            elif closes_fence(fence, body):
-                fence = None
-                out.append(_Line(end, True, None))
-                under_heading = False
-                continue
-            else:
-                out.append(_Line(end, False, fence.close, code=True))
-                continue
-        fence = open_fence(line)
-        if fence is not None:
-            out.append(_Line(end, False, fence.close))
-            under_heading = False
+    close: dict[int, str] = {}  # a line in a code block: how to close the block after it
+    code: set[int] = set()
+    ends: set[int] = set()  # the last line of a block other than a heading
+    headings: set[int] = set()
+    for token in blocks(markdown):
+        if token.map is None:
             continue
-        # A block ends here, unless this is a heading (or the blank after one): a preview
-        # should not end on a heading with nothing under it.
-        body = strip_quotes(line)[1].strip()
-        heading = bool(HEADING.match(body))
-        following = lines[index + 1] if index + 1 < len(lines) else ""
-        if body:
-            block = not heading and _starts_block(following)
-            under_heading = heading
+        first, last = token.map[0], token.map[1] - 1
+        if token.type == "heading_open":
+            headings.update(range(first, last + 1))
+        elif token.type in ("paragraph_open", "code_block", "hr", "table_open", "html_block"):
+            ends.add(last)
+        elif token.type == "fence":
+            opening = lines[first]
+            prefix = re.sub(r"[^\s>]", " ", opening[: opening.find(token.markup)])
+            closed = last > first and _closes(lines[last], token.markup)
+            inside = range(first + 1, last if closed else last + 1)
+            close.update(dict.fromkeys([first, *inside], prefix + token.markup))
+            code.update(inside)
+            ends.add(last)
+    out: list[_Line] = []
+    pos = 0
+    under_heading = False
+    for index, line in enumerate(lines):
+        pos += len(line)
+        if line.strip() or index in close:
+            under_heading = index in headings
+            block = index in ends and index not in close
         else:
             block = not under_heading
-        out.append(_Line(end, block, None))
+        out.append(_Line(pos, block, close.get(index), code=index in code))
+        pos += 1
     return out
 
 
-def _starts_block(line: str) -> bool:
-    stripped = line.strip()
-    return (
-        not stripped
-        or stripped.startswith(">")
-        or bool(HEADING.match(stripped) or ITEM.match(stripped) or FENCE_OPEN.match(stripped))
-    )
+def _closes(line: str, fence: str) -> bool:
+    """Whether `line` closes a code block opened by `fence` (inside any quote marks)."""
+    body = re.sub(r"^[\s>]*", "", line).rstrip()
+    return len(body) >= len(fence) and body == fence[0] * len(body)
 
 
-def _preview_cut(markdown: str, limit: int) -> tuple[int, str | None]:
-    """Where to cut `markdown` to at most `limit` characters, and the fence line to close with."""
-    lines = _preview_lines(markdown)
+def _preview_cut(markdown: str, lines: list[_Line], limit: int) -> tuple[int, str | None]:
+    """Where to cut `markdown` (made of `lines`) to at most `limit` characters, and the fence
+    line to close with."""
     fits = [
         line
         for line in lines

@@ -615,3 +615,173 @@ def test_the_preview_writes_every_link_out_so_no_text_hides_its_address() -> Non
 def test_links_inside_code_are_left_as_written() -> None:
     plan = "Use `[a](b)` here.\n```\n[x](https://y.example)\n```\n"
     assert reveal_links(plan) == plan
+
+
+# --- disguised links (issue 12, defect 6): judged by a CommonMark parser -----------------------
+
+
+def commonmark_links(markdown: str) -> list[tuple[str, str]]:
+    """Each link and image a CommonMark parser finds in `markdown`: (what it shows, its address).
+
+    Raw HTML counts as a link that shows nothing: a `markdown` block must never receive any.
+    """
+    from markdown_it import MarkdownIt
+
+    parser = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    # Addresses as written: the text is judged, not how a browser would encode it.
+    parser.validateLink = lambda url: True  # type: ignore[method-assign]
+    parser.normalizeLink = lambda url: url  # type: ignore[method-assign]
+    parser.normalizeLinkText = lambda link: link  # type: ignore[method-assign]
+    found: list[tuple[str, str]] = []
+    for block in parser.parse(markdown):
+        if block.type == "html_block":
+            found.append(("", block.content))
+        for token in block.children or []:
+            if token.type == "html_inline":
+                found.append(("", token.content))
+            elif token.type == "image":
+                found.append((token.content, str(token.attrs["src"])))
+        children = block.children or []
+        for at, token in enumerate(children):
+            if token.type == "link_open":
+                depth, shown = 1, []
+                for inner in children[at + 1 :]:
+                    depth += inner.nesting
+                    if depth == 0:
+                        break
+                    shown.append(inner.content)
+                found.append(("".join(shown), str(token.attrs["href"])))
+    return found
+
+
+def hidden_addresses(markdown: str) -> list[tuple[str, str]]:
+    """The links in `markdown` whose visible text is not their address."""
+    return [(shown, href) for shown, href in commonmark_links(markdown) if shown != href]
+
+
+DISGUISES = [
+    "[your bank](https://evil.example 'title')",
+    "[your bank](https://evil.example (title))",
+    "[your [bank]](https://evil.example)",
+    "[your\nbank](https://evil.example)",
+    "[`bank`](https://evil.example)",
+    "[your bank][r]\n\n[r]: https://evil.example",
+    "[your bank][]\n\n[your bank]: https://evil.example",
+    "[your bank]\n\n[your bank]: https://evil.example",
+    "> [your bank][r]\n>\n> [r]: <https://evil.example> 'title'",
+    "- [your\n  bank](https://evil.example)",
+    "| a |\n|---|\n| [your bank](https://evil.example 'x') |",
+    '<a href="https://evil.example">your bank</a>',
+    '<div>\n<a href="https://evil.example">your bank</a>\n</div>',
+    '<div>\n\n[your bank](https://evil.example "t")\n\n</div>',
+]
+
+
+def test_the_disguises_are_links_that_hide_their_address_to_a_commonmark_parser() -> None:
+    assert all(hidden_addresses(markdown) for markdown in DISGUISES)
+
+
+@pytest.mark.parametrize("markdown", DISGUISES)
+def test_no_link_in_the_preview_hides_its_address(markdown: str) -> None:
+    text = preview_text(markdown)
+    assert hidden_addresses(text) == []
+    assert "https://evil.example" in text
+
+
+@pytest.mark.parametrize(
+    ("markdown", "preview"),
+    [
+        ("[your bank](https://evil.example 'title')", "your bank (https://evil.example)"),
+        ("[your bank](https://evil.example (title))", "your bank (https://evil.example)"),
+        ("[a [b] c](https://evil.example)", "a [b] c (https://evil.example)"),
+        ("[a\nb](https://evil.example)", "a\nb (https://evil.example)"),
+        ("[`bank`](https://evil.example)", "`bank` (https://evil.example)"),
+        (
+            "[bank][r]\n\n[r]: https://evil.example",
+            "bank (https://evil.example)\n\n\\[r]: https://evil.example",
+        ),
+        ("<https://evil.example/x>", "https://evil.example/x"),
+        (
+            '<a href="https://evil.example">bank</a>',
+            f'<{ZWSP}a href="https://evil.example">bank<{ZWSP}/a>',
+        ),
+    ],
+)
+def test_the_preview_writes_each_link_form_out_as_text_and_address(
+    markdown: str, preview: str
+) -> None:
+    assert preview_text(markdown) == preview
+
+
+@pytest.mark.parametrize(
+    ("raw", "neutral"),
+    [
+        ("&LT;!here&GT;", f"&LT;{ZWSP}!here&GT;"),
+        ("&Lt;!here&gt;", f"&Lt;{ZWSP}!here&gt;"),
+        ("&lt!here&gt;", f"&lt{ZWSP}!here&gt;"),
+        ("&amp;lt;!here&amp;gt;", f"&amp;lt;{ZWSP}!here&amp;gt;"),
+        ("<&#33;here>", f"<{ZWSP}&#33;here>"),
+        ("<\\!here>", f"<{ZWSP}\\!here>"),
+    ],
+)
+def test_no_entity_spelling_of_a_slack_token_survives_neutralize(raw: str, neutral: str) -> None:
+    assert neutralize(raw) == neutral
+
+
+@pytest.mark.parametrize(
+    ("markdown", "mrkdwn"),
+    [
+        ("[bank][r]\n\n[r]: https://evil.example", "bank (<https://evil.example>)"),
+        ("[bank][]\n\n[bank]: https://evil.example 'x'", "bank (<https://evil.example>)"),
+        ("[bank]\n\n[bank]: <https://evil.example>", "bank (<https://evil.example>)"),
+    ],
+)
+def test_every_link_form_in_the_modal_shows_its_address(markdown: str, mrkdwn: str) -> None:
+    assert markdown_to_mrkdwn(markdown) == mrkdwn
+
+
+@pytest.mark.parametrize(
+    ("raw", "neutral"),
+    [
+        ("&#0060;!here>", f"&#0060;{ZWSP}!here>"),
+        ("&#x3C;!here>", f"&#x3C;{ZWSP}!here>"),
+        ("&#X003c;@U1>", f"&#X003c;{ZWSP}@U1>"),
+    ],
+)
+def test_numeric_entity_spellings_are_broken_too(raw: str, neutral: str) -> None:
+    assert neutralize(raw) == neutral
+
+
+@pytest.mark.parametrize(
+    ("markdown", "mrkdwn"),
+    [
+        ("[a\nb](https://evil.example)", "a b (<https://evil.example>)"),
+        ("[`bank`](https://evil.example)", "`bank` (<https://evil.example>)"),
+        ("[bank](https://evil.example 'x')", "bank (<https://evil.example>)"),
+        ("[bank](https://evil.example (x))", "bank (<https://evil.example>)"),
+    ],
+)
+def test_inline_link_forms_in_the_modal_show_their_address(markdown: str, mrkdwn: str) -> None:
+    assert markdown_to_mrkdwn(markdown) == mrkdwn
+
+
+def test_a_link_longer_than_the_parser_looks_ahead_still_shows_its_address() -> None:
+    markdown = "[" + "bank " * 1000 + "](https://evil.example)"
+    assert hidden_addresses(preview_text(markdown)) == []
+    assert "(<https://evil.example>)" in markdown_to_mrkdwn(markdown)
+
+
+def test_a_paragraph_of_nested_brackets_renders_at_once() -> None:
+    markdown = "[[]" * 10_000 + "](https://evil.example)"
+    assert hidden_addresses(preview_text(markdown)) == []
+    assert_safe_mrkdwn(markdown_to_mrkdwn(markdown))
+
+
+def test_a_link_inside_an_image_description_is_written_out_with_the_image() -> None:
+    markdown = (
+        "![a [b](https://evil.example) c](https://x.example/i.png) and [d](https://e.example)"
+    )
+    text = preview_text(markdown)
+    assert hidden_addresses(text) == []
+    assert "(https://x.example/i.png)" in text
+    assert "d (https://e.example)" in text

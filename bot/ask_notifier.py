@@ -14,7 +14,7 @@ after that wake-up cannot miss a later change. A connection that goes quiet is p
 
     async with notifier.watch(ask_id) as changes:  # watch first, then read: no gap
         while not (record := await store.get(ask_id)).settled:
-            await changes.wait(timeout=RE_READ_S)
+            await changes.wait(within=RE_READ_S)
 """
 
 from __future__ import annotations
@@ -50,13 +50,13 @@ class Watch:
         """Whether a wake-up is waiting to be taken by `wait`."""
         return self._woken.is_set()
 
-    async def wait(self, timeout: float | None = None) -> bool:
-        """Until the ask may have changed, or `timeout` seconds pass; True if woken.
+    async def wait(self, within: float | None = None) -> bool:
+        """Until the ask may have changed, or `within` seconds pass; True if woken.
 
         Takes the wake-up: the next call waits for a new one.
         """
         try:
-            async with asyncio.timeout(timeout):
+            async with asyncio.timeout(within):
                 await self._woken.wait()
         except TimeoutError:
             return False
@@ -192,7 +192,7 @@ class AskNotifier:
 
     async def _listen(self) -> Connection:
         conn = await connect(
-            self.target, application_name=APPLICATION_NAME, timeout=self._connect_timeout
+            self.target, application_name=APPLICATION_NAME, within=self._connect_timeout
         )
         try:
             await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))

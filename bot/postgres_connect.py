@@ -36,7 +36,7 @@ class Target:
         except psycopg.Error as error:
             raise PostgresStoreError(
                 "(unparsed URL)",
-                f"the PostgreSQL URL is malformed ({_first_line(error)}); {URL_FORM}",
+                f"the PostgreSQL URL is malformed ({_redact(_first_line(error))}); {URL_FORM}",
             ) from error
         self.url = url
         self.host = str(params.get("host") or "localhost")
@@ -56,22 +56,23 @@ class Target:
 
 
 async def connect(
-    target: Target, *, application_name: str, timeout: float = CONNECT_TIMEOUT_S
+    target: Target, *, application_name: str, within: float = CONNECT_TIMEOUT_S
 ) -> psycopg.AsyncConnection[TupleRow]:
-    """An autocommit connection, or `PostgresStoreError` saying what to fix, within `timeout`."""
+    """An autocommit connection within `within` seconds, or `PostgresStoreError` saying what
+    to fix."""
     try:
-        async with asyncio.timeout(timeout):
+        async with asyncio.timeout(within):
             return await psycopg.AsyncConnection.connect(
                 target.url,
                 autocommit=True,
                 fallback_application_name=application_name,
                 # libpq's own limit (at least 2 s) backs ours up; ours may be shorter.
-                connect_timeout=max(2, round(timeout)),
+                connect_timeout=max(2, round(within)),
             )
     except TimeoutError as error:
-        raise PostgresStoreError(str(target), _no_answer(target, timeout)) from error
+        raise PostgresStoreError(str(target), _no_answer(target, within)) from error
     except psycopg.Error as error:
-        raise PostgresStoreError(str(target), explain(error, target, timeout)) from error
+        raise PostgresStoreError(str(target), explain(error, target, within)) from error
 
 
 def explain(error: psycopg.Error, target: Target, timeout: float) -> str:
@@ -115,6 +116,11 @@ def _no_answer(target: Target, timeout: float) -> str:
         f"no answer from PostgreSQL at {target.server} within {timeout:g} s; check the host,"
         " the port and any firewall in between"
     )
+
+
+def _redact(text: str) -> str:
+    """`text` with the password of any URL in it replaced by ***."""
+    return re.sub(r"(://[^:/@\s\"]*:)[^@\s\"]*@", r"\1***@", text)
 
 
 def _first_line(error: Exception) -> str:

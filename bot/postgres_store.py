@@ -161,7 +161,7 @@ class PostgresStore:
         # One plain connection first: its failure explains itself, where a pool that cannot
         # fill only reports a timeout.
         conn = await connect(
-            self.target, application_name=APPLICATION_NAME, timeout=self._connect_timeout
+            self.target, application_name=APPLICATION_NAME, within=self._connect_timeout
         )
         try:
             with self._errors():
@@ -244,7 +244,9 @@ class PostgresStore:
             if await cursor.fetchone() is None:
                 # The key is taken (by a commit we waited for, if it was racing us).
                 existing = await _one_record(
-                    conn, "SELECT record::text FROM asks WHERE idempotency_key = %s", record.idempotency_key
+                    conn,
+                    "SELECT record::text FROM asks WHERE idempotency_key = %s",
+                    record.idempotency_key,
                 )
                 if existing is None:
                     raise PostgresStoreError(str(self.target), "an idempotency key lost its ask")
@@ -410,7 +412,9 @@ async def _one_thread(conn: Connection, session: str) -> ThreadRef | None:
         "SELECT channel, thread_ts FROM threads WHERE session = %s", (session,)
     )
     row = await cursor.fetchone()
-    return None if row is None else ThreadRef.model_validate({"channel": row[0], "thread_ts": row[1]})
+    return (
+        None if row is None else ThreadRef.model_validate({"channel": row[0], "thread_ts": row[1]})
+    )
 
 
 def _records(rows: list[TupleRow]) -> list[AskRecord]:

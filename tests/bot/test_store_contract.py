@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.render import Verdict
 from bot.postgres_store import PostgresStore
+from bot.render import Verdict
 from bot.sqlite_store import SqliteStore
 from bot.store import (
     AskError,

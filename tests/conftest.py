@@ -9,6 +9,7 @@ CI (`CI=true`), where a skipped store is a failure.
 import os
 import uuid
 from collections.abc import Iterator
+from typing import NoReturn
 from urllib.parse import urlencode, urlsplit
 
 import psycopg
@@ -57,6 +58,13 @@ class PostgresServer:
             conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(name)))
 
 
+def no_server(reason: str) -> NoReturn:
+    """Skip a test that needs PostgreSQL; in CI, fail it: CI must not skip a store."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI must run the PostgreSQL tests: {reason}")
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
     """The session's server, started on first use and stopped at the end."""
@@ -67,9 +75,7 @@ def postgres_server() -> Iterator[PostgresServer]:
     try:
         server = ThrowawayPostgres.start()
     except NoPostgres as missing:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must run the PostgreSQL tests: {missing}")
-        pytest.skip(str(missing))
+        no_server(str(missing))
     try:
         yield PostgresServer(server.url, throwaway=True)
     finally:

@@ -12,8 +12,9 @@ asks; what differs is that other processes write the same rows at the same time:
 Across replicas the row is the truth: `settle` is one conditional UPDATE (`… AND state =
 'pending'`) in the transaction that writes its event, so exactly one replica's answer wins;
 `claim_thread` is an insert-if-absent on the session key. Every write that changes an ask
-sends `pg_notify(ASK_CHANNEL, ask_id)` inside its transaction: PostgreSQL delivers it at
-commit, never for a write that rolled back (listeners: bot/ask_notifier.py).
+is one statement that also appends its event and calls `pg_notify(ASK_CHANNEL, ask_id)`:
+one round trip, one transaction; PostgreSQL delivers the notification at commit, never for
+a write that rolled back or touched no row (listeners: bot/ask_notifier.py).
 
 Connections come from a psycopg pool (autocommit; each write is an explicit transaction),
 checked before each use so a restarted server costs a reconnect, not an error.
@@ -232,30 +233,30 @@ class PostgresStore:
     async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
         """See `AskStore.add`. The ask and its `created` event commit together; the
         unique idempotency key makes racing adds, from any replica, one ask."""
-        async with self._transaction() as conn:
+        created = AskEvent(ask_id=record.id, at=record.created_at, kind=EventKind.CREATED)
+        async with self._connection() as conn:
             try:
-                cursor = await conn.execute(
+                added = await _write_with_event(
+                    conn,
                     f"INSERT INTO asks {_ASK_COLUMNS} VALUES {_ASK_VALUES}"
-                    " ON CONFLICT (idempotency_key) DO NOTHING RETURNING id",
+                    " ON CONFLICT (idempotency_key) DO NOTHING",
                     _ask_row(record),
+                    created,
                 )
             except pg_errors.UniqueViolation as error:
                 raise ValueError(f"an ask with id {record.id!r} is already stored") from error
-            if await cursor.fetchone() is None:
-                # The key is taken (by a commit we waited for, if it was racing us).
-                existing = await _one_record(
-                    conn,
-                    "SELECT record::text FROM asks WHERE idempotency_key = %s",
-                    record.idempotency_key,
-                )
-                if existing is None:
-                    raise PostgresStoreError(str(self.target), "an idempotency key lost its ask")
-                return existing, False
-            await _append(
-                conn, AskEvent(ask_id=record.id, at=record.created_at, kind=EventKind.CREATED)
+            if added:
+                return record, True
+            # The key is taken, by a commit we waited for if it was racing us; this new
+            # statement sees it.
+            existing = await _one_record(
+                conn,
+                "SELECT record::text FROM asks WHERE idempotency_key = %s",
+                record.idempotency_key,
             )
-            await _notify(conn, record.id)
-        return record, True
+        if existing is None:
+            raise PostgresStoreError(str(self.target), "an idempotency key lost its ask")
+        return existing, False
 
     async def get(self, ask_id: str) -> AskRecord | None:
         """See `AskStore.get`."""
@@ -266,23 +267,27 @@ class PostgresStore:
         """See `AskStore.save`: the new record and its event commit together, or neither."""
         if event.ask_id != record.id:
             raise ValueError(f"event of ask {event.ask_id!r} saved with ask {record.id!r}")
-        async with self._transaction() as conn:
+        async with self._connection() as conn:
             # An upsert keeps the row's seq, so asks created at the same instant keep order.
-            await conn.execute(
+            await _write_with_event(
+                conn,
                 f"INSERT INTO asks {_ASK_COLUMNS} VALUES {_ASK_VALUES}"
                 " ON CONFLICT (id) DO UPDATE SET idempotency_key = excluded.idempotency_key,"
                 " state = excluded.state, created_at = excluded.created_at,"
                 " record = excluded.record",
                 _ask_row(record),
+                event,
             )
-            await _append(conn, event)
-            await _notify(conn, record.id)
 
     async def log(self, event: AskEvent) -> None:
         """See `AskStore.log`. `KeyError` if no ask has `event.ask_id`."""
-        async with self._transaction() as conn:
+        async with self._connection() as conn:
             try:
-                await _append(conn, event)
+                await conn.execute(
+                    "INSERT INTO events (ask_id, at, kind, actor, detail)"
+                    " VALUES (%s, %s, %s, %s, %s)",
+                    (event.ask_id, *_event_values(event)),
+                )
             except pg_errors.ForeignKeyViolation as error:
                 raise KeyError(event.ask_id) from error
 
@@ -346,23 +351,23 @@ class PostgresStore:
     # --- across replicas -------------------------------------------------------------------
 
     async def settle(self, record: AskRecord, event: AskEvent) -> bool:
-        """See `AskStore.settle`: one conditional UPDATE; the row lock it takes makes a
-        racing replica wait for this commit, then find the ask no longer pending."""
+        """See `AskStore.settle`: one conditional UPDATE. Its row lock makes a racing
+        replica wait for this commit, then find the ask no longer pending."""
         check_settle(record, event)
-        async with self._transaction() as conn:
-            cursor = await conn.execute(
+        async with self._connection() as conn:
+            won = await _write_with_event(
+                conn,
                 "UPDATE asks SET idempotency_key = %s, state = %s, created_at = %s,"
-                " record = %s::jsonb WHERE id = %s AND state = %s RETURNING id",
-                (*_ask_row(record)[1:], record.id, AskState.PENDING.value),
+                " record = %s::jsonb WHERE id = %s AND state = 'pending'",
+                (*_ask_row(record)[1:], record.id),
+                event,
             )
-            if await cursor.fetchone() is None:
-                known = await conn.execute("SELECT 1 FROM asks WHERE id = %s", (record.id,))
-                if await known.fetchone() is None:
-                    raise KeyError(record.id)
-                return False
-            await _append(conn, event)
-            await _notify(conn, record.id)
-        return True
+            if won:
+                return True
+            known = await conn.execute("SELECT 1 FROM asks WHERE id = %s", (record.id,))
+            if await known.fetchone() is None:
+                raise KeyError(record.id)
+        return False
 
     async def claim_thread(self, session: str, ref: ThreadRef) -> ThreadRef:
         """See `AskStore.claim_thread`: insert-if-absent on the session key."""
@@ -390,15 +395,24 @@ def _ask_row(record: AskRecord) -> tuple[str, str | None, str, float, str]:
     )
 
 
-async def _append(conn: Connection, event: AskEvent) -> None:
-    await conn.execute(
-        "INSERT INTO events (ask_id, at, kind, actor, detail) VALUES (%s, %s, %s, %s, %s)",
-        (event.ask_id, event.at, event.kind.value, event.actor, event.detail),
+async def _write_with_event(
+    conn: Connection, write: str, params: Sequence[object], event: AskEvent
+) -> bool:
+    """Run `write` (an INSERT or UPDATE of one ask) and, only if it touched the row, append
+    `event` and notify listeners: one statement, so one transaction and one round trip.
+    Whether the row was touched."""
+    cursor = await conn.execute(
+        f"WITH written AS ({write} RETURNING id),"
+        " logged AS (INSERT INTO events (ask_id, at, kind, actor, detail)"
+        " SELECT id, %s, %s, %s, %s FROM written RETURNING ask_id)"
+        " SELECT pg_notify(%s, ask_id) FROM logged",
+        (*params, *_event_values(event), ASK_CHANNEL),
     )
+    return cursor.rowcount == 1
 
 
-async def _notify(conn: Connection, ask_id: str) -> None:
-    await conn.execute("SELECT pg_notify(%s, %s)", (ASK_CHANNEL, ask_id))
+def _event_values(event: AskEvent) -> tuple[float, str, str | None, str]:
+    return (event.at, event.kind.value, event.actor, event.detail)
 
 
 async def _one_record(conn: Connection, query: str, value: object) -> AskRecord | None:

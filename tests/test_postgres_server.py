@@ -44,11 +44,11 @@ def test_without_binaries_the_search_says_how_to_get_a_server(
 
 def test_without_a_server_a_test_skips_outside_ci(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CI", raising=False)
-    with pytest.raises(pytest.skip.Exception, match="^no binaries$"):
+    with pytest.raises(pytest.skip.Exception, match=r"^no binaries$"):
         no_server("no binaries")
 
 
 def test_without_a_server_ci_fails_rather_than_skips(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CI", "true")
-    with pytest.raises(pytest.fail.Exception, match="^CI must run the PostgreSQL tests: no bin"):
+    with pytest.raises(pytest.fail.Exception, match=r"^CI must run the PostgreSQL tests: no bin"):
         no_server("no binaries")

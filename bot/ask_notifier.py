@@ -10,7 +10,8 @@ latency, not correctness: waiters re-read on a timer as their safety net. When t
 connection drops, the notifier reconnects with backoff, LISTENs again, and only then wakes
 every watch, since a change may have committed while nobody listened; a waiter that re-reads
 after that wake-up cannot miss a later change. A connection that goes quiet is probed with
-`SELECT 1`, so one lost without a word (a dead peer, a dropped NAT entry) is noticed too.
+`SELECT 1`, so one lost without a word (a dead peer, a dropped NAT entry) is noticed too:
+a probe unanswered within the connect timeout shuts the connection down and reconnects.
 
     async with notifier.watch(ask_id) as changes:  # watch first, then read: no gap
         while not (record := await store.get(ask_id)).settled:
@@ -22,7 +23,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
+import socket
 from collections.abc import Iterator
 from types import TracebackType
 from typing import Self
@@ -175,8 +178,27 @@ class AskNotifier:
                     watch.wake()
             # Notifications that arrive during the probe wait in psycopg's backlog for the
             # next `notifies()`, so none is lost here.
-            async with asyncio.timeout(self._connect_timeout):
-                await conn.execute("SELECT 1")
+            await self._probe(conn)
+
+    async def _probe(self, conn: Connection) -> None:
+        """`SELECT 1` within the time limit, or shut the connection down and raise."""
+        probe = asyncio.create_task(conn.execute("SELECT 1"))
+        silent = False
+        try:
+            await asyncio.wait({probe}, timeout=self._connect_timeout)
+        finally:
+            if not probe.done():
+                # Not a cancel: psycopg would then ask the server to cancel the query and
+                # wait up to ten seconds for the answer, over a link that carries nothing.
+                # Shutting the socket down makes the probe fail at once.
+                silent = True
+                _shut_down(conn)
+                await asyncio.wait({probe})
+        if silent:
+            with contextlib.suppress(psycopg.Error):
+                probe.result()
+            raise TimeoutError(f"no answer to a probe within {self._connect_timeout:g} s")
+        probe.result()
 
     async def _reconnect(self) -> Connection:
         first, longest = self._retry
@@ -203,6 +225,15 @@ class AskNotifier:
             await _close_quietly(conn)
             raise
         return conn
+
+
+def _shut_down(conn: Connection) -> None:
+    """End the connection's TCP stream both ways; the descriptor stays psycopg's to close."""
+    with (
+        contextlib.suppress(OSError, psycopg.Error),
+        socket.socket(fileno=os.dup(conn.pgconn.socket)) as stream,
+    ):
+        stream.shutdown(socket.SHUT_RDWR)
 
 
 async def _close_quietly(conn: Connection) -> None:

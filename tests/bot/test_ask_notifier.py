@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Iterator
+from typing import Self
+from urllib.parse import urlsplit
 
 import psycopg
 import pytest
@@ -212,3 +214,82 @@ async def test_a_notifier_that_cannot_connect_at_start_says_what_to_fix() -> Non
 
 def posted(ask_id: str) -> AskEvent:
     return AskEvent(ask_id=ask_id, at=1001.0, kind=EventKind.POSTED)
+
+
+class FreezableProxy:
+    """A TCP relay to the server that can go silent on its open connections without closing
+    them, as a dead peer or a dropped NAT entry does. New connections still get through."""
+
+    def __init__(self, upstream_port: int) -> None:
+        self._upstream_port = upstream_port
+        self._frozen: list[asyncio.Event] = []
+        self._closing = asyncio.Event()
+        self._writers: list[asyncio.StreamWriter] = []
+        self._relays: set[asyncio.Task[None]] = set()
+        self._server: asyncio.Server | None = None
+        self.port = 0
+
+    async def __aenter__(self) -> Self:
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        self._closing.set()
+        for writer in self._writers:
+            writer.close()
+        await asyncio.gather(*self._relays)
+        await self._server.wait_closed()
+
+    def freeze(self) -> None:
+        """From now on, the connections open so far carry nothing either way."""
+        for frozen in self._frozen:
+            frozen.set()
+
+    async def _relay(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        relay = asyncio.current_task()
+        assert relay is not None
+        self._relays.add(relay)
+        frozen = asyncio.Event()
+        self._frozen.append(frozen)
+        up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self._upstream_port)
+        self._writers += [writer, up_writer]
+        try:
+            await asyncio.gather(
+                self._pipe(reader, up_writer, frozen), self._pipe(up_reader, writer, frozen)
+            )
+        except OSError:
+            pass  # one side closed mid-write: the relay is over
+        finally:
+            writer.close()
+            up_writer.close()
+
+    async def _pipe(
+        self, source: asyncio.StreamReader, sink: asyncio.StreamWriter, frozen: asyncio.Event
+    ) -> None:
+        while data := await source.read(65536):
+            if frozen.is_set():
+                await self._closing.wait()  # silent: hold the connection, pass nothing on
+                return
+            sink.write(data)
+            await sink.drain()
+
+
+async def test_a_listen_connection_gone_silent_is_found_by_the_probe_and_replaced(
+    postgres_url: str, store: PostgresStore
+) -> None:
+    parts = urlsplit(postgres_url)
+    assert parts.port is not None
+    async with FreezableProxy(parts.port) as proxy:
+        via_proxy = parts._replace(netloc=f"{parts.username}@127.0.0.1:{proxy.port}").geturl()
+        async with AskNotifier(
+            via_proxy, first_retry=0.01, probe_after=0.05, connect_timeout=0.5
+        ) as notifier:
+            with notifier.watch("a1") as a1:
+                proxy.freeze()
+                assert await a1.wait(WAKE_S) is True  # probe timed out, reconnected
+                assert notifier.reconnects == 1
+                await store.settle(*answered_by("a1", "U_ALICE"))
+                assert await a1.wait(WAKE_S) is True

@@ -16,8 +16,8 @@ is one statement that also appends its event and calls `pg_notify(ASK_CHANNEL, a
 one round trip, one transaction; PostgreSQL delivers the notification at commit, never for
 a write that rolled back or touched no row (listeners: bot/ask_notifier.py).
 
-Connections come from a psycopg pool (autocommit; each write is an explicit transaction),
-checked before each use so a restarted server costs a reconnect, not an error.
+Connections come from a psycopg pool (autocommit: each write is one statement, so one
+transaction), checked before each use so a restarted server costs a reconnect, not an error.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self, TypeVar
 
-from .store import AskEvent, AskRecord, AskState, EventKind, ThreadRef
+from .store import AskEvent, AskRecord, AskState, EventKind, ThreadRef, check_settle
 
 T = TypeVar("T")
 
@@ -327,6 +327,46 @@ class SqliteStore:
                 (session, ref.channel, ref.thread_ts),
             )
         )
+
+    # --- across processes ------------------------------------------------------------------
+
+    async def settle(self, record: AskRecord, event: AskEvent) -> bool:
+        """See `AskStore.settle`: a conditional UPDATE under the write lock, so processes
+        sharing the file settle an ask once."""
+        check_settle(record, event)
+
+        def settle(conn: sqlite3.Connection) -> bool:
+            with _transaction(conn):
+                won = conn.execute(
+                    "UPDATE asks SET idempotency_key = ?, state = ?, created_at = ?, record = ?"
+                    " WHERE id = ? AND state = ?",
+                    (*_ask_row(record)[1:], record.id, AskState.PENDING.value),
+                ).rowcount
+                if not won:
+                    if conn.execute("SELECT 1 FROM asks WHERE id = ?", (record.id,)).fetchone():
+                        return False
+                    raise KeyError(record.id)
+                _append(conn, event)
+            return True
+
+        return await self._run(settle)
+
+    async def claim_thread(self, session: str, ref: ThreadRef) -> ThreadRef:
+        """See `AskStore.claim_thread`: insert-if-absent and read back, under the write lock."""
+
+        def claim(conn: sqlite3.Connection) -> ThreadRef:
+            with _transaction(conn):
+                conn.execute(
+                    "INSERT INTO threads (session, channel, thread_ts) VALUES (?, ?, ?)"
+                    " ON CONFLICT (session) DO NOTHING",
+                    (session, ref.channel, ref.thread_ts),
+                )
+                channel, thread_ts = conn.execute(
+                    "SELECT channel, thread_ts FROM threads WHERE session = ?", (session,)
+                ).fetchone()
+            return ThreadRef(channel=channel, thread_ts=thread_ts)
+
+        return await self._run(claim)
 
 
 @contextmanager

@@ -178,6 +178,20 @@ class AskStore(Protocol):
         """Release the store's resources."""
         ...
 
+    async def settle(self, record: AskRecord, event: AskEvent) -> bool:
+        """End a pending ask: store `record` (settled) and append `event` only if the stored
+        ask is still pending, as one atomic step. True if this call settled it; False if
+        the ask had already ended (nothing written). `KeyError` for an unknown ask.
+
+        Several replicas may race: exactly one of them gets True."""
+        ...
+
+    async def claim_thread(self, session: str, ref: ThreadRef) -> ThreadRef:
+        """Remember `ref` as the session's thread unless it has one; the thread that won.
+
+        Racing claims (from any replica) all get the same, first-stored thread."""
+        ...
+
 
 class MemoryStore:
     """An `AskStore` in memory: for in-process hosts that need no restart survival."""
@@ -246,3 +260,27 @@ class MemoryStore:
 
     async def close(self) -> None:
         """Nothing to release."""
+
+    async def settle(self, record: AskRecord, event: AskEvent) -> bool:
+        """See `AskStore.settle`."""
+        check_settle(record, event)
+        stored = self._asks.get(record.id)
+        if stored is None:
+            raise KeyError(record.id)
+        if stored.settled:
+            return False
+        self._asks[record.id] = record
+        self._events[record.id].append(event)
+        return True
+
+    async def claim_thread(self, session: str, ref: ThreadRef) -> ThreadRef:
+        """See `AskStore.claim_thread`."""
+        return self._threads.setdefault(session, ref)
+
+
+def check_settle(record: AskRecord, event: AskEvent) -> None:
+    """`settle`'s guards, shared by every store."""
+    if event.ask_id != record.id:
+        raise ValueError(f"event of ask {event.ask_id!r} settled with ask {record.id!r}")
+    if not record.settled:
+        raise ValueError(f"ask {record.id!r} is still pending: settle takes a settled record")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -68,3 +69,11 @@ def test_the_manifest_declares_the_slash_command_and_scopes_the_bot_uses() -> No
         "commands",
     } <= scopes
     assert data["features"]["app_home"]["home_tab_enabled"] is True
+
+
+def test_the_dev_extra_installs_the_postgres_driver_the_tests_need() -> None:
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert "slack-questions[postgres]" in extras["dev"]
+    assert sorted(extras["postgres"]) == ["psycopg-pool>=3.2", "psycopg[binary]>=3.2"]

@@ -1,4 +1,4 @@
-"""The `AskStore` contract: every store (in memory, SQLite) passes the same tests."""
+"""The `AskStore` contract: every store (in memory, SQLite, PostgreSQL) passes the same tests."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.outcomes import Verdict
+from bot.postgres_store import PostgresStore
 from bot.sqlite_store import SqliteStore
 from bot.store import (
     AskError,
@@ -33,13 +34,16 @@ from provider import (
 NAME = AskUserQuestionItem(id="name", question="Name the service")
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[AskStore]:
     chosen: AskStore
     if request.param == "memory":
         chosen = MemoryStore()
-    else:
+    elif request.param == "sqlite":
         chosen = await SqliteStore.open(tmp_path / "asks.db")
+    else:
+        # A fresh database on the session's server (tests/conftest.py).
+        chosen = await PostgresStore.open(request.getfixturevalue("postgres_url"))
     try:
         yield chosen
     finally:
@@ -137,10 +141,12 @@ async def test_a_known_idempotency_key_returns_the_existing_ask_and_adds_nothing
 
 async def test_concurrent_adds_with_one_key_make_one_ask(store: AskStore) -> None:
     results = await asyncio.gather(*(store.add(ask(f"a{n}", key="k")) for n in range(5)))
-    first = ask("a0", key="k")
-    assert results == [(first, True)] + [(first, False)] * 4
-    assert await store.recent() == [first]
-    assert [e.kind for e in await store.events(first.id)] == [EventKind.CREATED]
+    # Which add wins is the store's to decide (a pool runs them side by side); all agree.
+    [winner] = [record for record, added in results if added]
+    assert results == [(winner, added) for _, added in results]
+    assert winner in [ask(f"a{n}", key="k") for n in range(5)]
+    assert await store.recent() == [winner]
+    assert [e.kind for e in await store.events(winner.id)] == [EventKind.CREATED]
 
 
 async def test_asks_without_an_idempotency_key_are_never_merged(store: AskStore) -> None:
@@ -279,6 +285,101 @@ async def test_setting_a_sessions_thread_again_replaces_it(store: AskStore) -> N
     await store.set_thread("planner-7", ThreadRef(channel="C1", thread_ts="1.000100"))
     await store.set_thread("planner-7", ThreadRef(channel="C9", thread_ts="9.000900"))
     assert await store.thread("planner-7") == ThreadRef(channel="C9", thread_ts="9.000900")
+
+
+# --- settle: first answer wins --------------------------------------------------------------
+
+
+def answered_by(ask_id: str, who: str) -> tuple[AskRecord, AskEvent]:
+    """`ask_id` answered by `who`, and the event that says so."""
+    record = ask(
+        ask_id,
+        state=AskState.ANSWERED,
+        verdict=Verdict.ANSWERED,
+        answer=AskUserQuestionAnswer(answers=[AskUserQuestionAnswerItem(id="name", custom=who)]),
+        decided_by=who,
+        decided_at=1010.0,
+    )
+    return record, event(ask_id, EventKind.ANSWERED, 1010.0, actor=who)
+
+
+async def test_settling_a_pending_ask_stores_it_with_its_event_and_wins(store: AskStore) -> None:
+    await store.add(ask("a1"))
+    record, done = answered_by("a1", "U_ALICE")
+    assert await store.settle(record, done) is True
+    assert await store.get("a1") == record
+    assert await store.events("a1") == [event("a1", EventKind.CREATED, 1000.0), done]
+    assert await store.pending() == []
+
+
+async def test_settling_an_ended_ask_loses_and_writes_nothing(store: AskStore) -> None:
+    await store.add(ask("a1"))
+    alice, alice_done = answered_by("a1", "U_ALICE")
+    bob, bob_done = answered_by("a1", "U_BOB")
+    await store.settle(alice, alice_done)
+    assert await store.settle(bob, bob_done) is False
+    assert await store.get("a1") == alice
+    assert await store.events("a1") == [event("a1", EventKind.CREATED, 1000.0), alice_done]
+
+
+async def test_concurrent_settles_of_one_ask_have_exactly_one_winner(store: AskStore) -> None:
+    await store.add(ask("a1"))
+    tries = [answered_by("a1", f"U_{n}") for n in range(8)]
+    won = await asyncio.gather(*(store.settle(record, done) for record, done in tries))
+    assert sorted(won) == [False] * 7 + [True]
+    winner, winner_done = tries[won.index(True)]
+    assert await store.get("a1") == winner
+    assert (await store.events("a1"))[1:] == [winner_done]
+
+
+async def test_settling_an_unknown_ask_is_a_key_error(store: AskStore) -> None:
+    with pytest.raises(KeyError, match="missing"):
+        await store.settle(*answered_by("missing", "U_ALICE"))
+
+
+async def test_settle_refuses_a_record_that_is_still_pending(store: AskStore) -> None:
+    await store.add(ask("a1"))
+    with pytest.raises(ValueError, match="ask 'a1' is still pending: settle takes a settled"):
+        await store.settle(ask("a1", message_ts=["1.0"]), event("a1", EventKind.POSTED, 1.0))
+    assert await store.get("a1") == ask("a1")
+
+
+async def test_settle_refuses_an_event_of_another_ask(store: AskStore) -> None:
+    await store.add(ask("a1"))
+    record, _ = answered_by("a1", "U_ALICE")
+    with pytest.raises(ValueError, match="event of ask 'a2' settled with ask 'a1'"):
+        await store.settle(record, event("a2", EventKind.ANSWERED, 1.0))
+    assert await store.get("a1") == ask("a1")
+
+
+# --- claim_thread: one thread per session ---------------------------------------------------
+
+
+async def test_claiming_a_new_sessions_thread_stores_and_returns_it(store: AskStore) -> None:
+    ref = ThreadRef(channel="C1", thread_ts="1.000100")
+    assert await store.claim_thread("planner-7", ref) == ref
+    assert await store.thread("planner-7") == ref
+
+
+async def test_a_later_claim_gets_the_first_thread_and_replaces_nothing(store: AskStore) -> None:
+    first = ThreadRef(channel="C1", thread_ts="1.000100")
+    await store.claim_thread("planner-7", first)
+    assert await store.claim_thread("planner-7", ThreadRef(channel="C1", thread_ts="2.0")) == first
+    assert await store.thread("planner-7") == first
+
+
+async def test_a_claim_gets_a_thread_that_was_set_before(store: AskStore) -> None:
+    routed = ThreadRef(channel="C9", thread_ts="9.000900")
+    await store.set_thread("planner-7", routed)
+    assert await store.claim_thread("planner-7", ThreadRef(channel="C1", thread_ts="1.0")) == routed
+
+
+async def test_concurrent_claims_of_one_session_all_get_one_thread(store: AskStore) -> None:
+    refs = [ThreadRef(channel="C1", thread_ts=f"{n}.000100") for n in range(8)]
+    got = await asyncio.gather(*(store.claim_thread("planner-7", ref) for ref in refs))
+    assert got[0] in refs
+    assert got == [got[0]] * 8
+    assert await store.thread("planner-7") == got[0]
 
 
 def test_a_record_knows_a_plan_review_and_whether_it_was_approved() -> None:

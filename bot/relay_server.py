@@ -82,6 +82,7 @@ def view_of(record: AskRecord) -> AskView:
         state=AskState(record.state.value),
         answer=record.answer,
         error=error,
+        decided_by=record.decided_by,
     )
 
 

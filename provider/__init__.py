@@ -1,13 +1,16 @@
 """The user-questions seam: provider-neutral vocabulary, service, tool and relay client.
 
-Nothing in this package imports Slack.
+Nothing in this package imports Slack. Importing it loads neither aiohttp nor mcp: the relay
+client (aiohttp) is loaded when `RelayProvider` is first used, and `provider.elicitation`
+touches mcp only inside the callback, so a host that needs neither never pays for them.
 """
+
+from typing import TYPE_CHECKING
 
 from .abort import AbortController, AbortSignal
 from .agents import Agent, AgentRegistry
 from .contract import AnswerContractError, AnswerRule, check_answer
 from .errors import ErrorCode, HarnessError, UserQuestionError
-from .relay_client import RelayProvider
 from .service import UserQuestionProvider, UserQuestionService
 from .tool import AskUserQuestionTool, ToolError, ToolResult, ask_user_question_tool
 from .types import (
@@ -19,6 +22,19 @@ from .types import (
     AskUserQuestionRequest,
     PlanReviewIntent,
 )
+
+if TYPE_CHECKING:
+    from .relay_client import RelayProvider
+
+
+def __getattr__(name: str) -> object:
+    # The one lazy name: the relay client pulls in aiohttp, which most importers never need.
+    if name == "RelayProvider":
+        from .relay_client import RelayProvider
+
+        return RelayProvider
+    raise AttributeError(f"module 'provider' has no attribute {name!r}")
+
 
 __all__ = [
     "AbortController",

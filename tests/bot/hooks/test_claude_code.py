@@ -6,10 +6,15 @@ as a person in the emulated Slack, and asserts the exact JSON the hook prints.
 
 from __future__ import annotations
 
+import json
+import signal
+from pathlib import Path
+
 from bot.emulator import SlackEmulator
 from bot.server import Server
 
 from ..harness import ALICE, CHANNEL
+from ..service.harness import in_process
 from .hook import Hook, posted, pre_tool_use
 
 DATABASE = {
@@ -118,3 +123,149 @@ async def test_the_thread_is_the_session_named_after_the_project(
     await emu.person(ALICE).click(message, text="SQLite")
     await hook.finished()
     assert root.text == "Claude Code · billing-api needs answers from people"
+
+
+PLAN = "# Plan: refunds\n\n1. Add a `refunds` table.\n2. Expose `POST /refunds`.\n"
+EXIT_PLAN = {
+    "plan": PLAN,
+    "planFilePath": "/home/ana/.claude/plans/refunds.md",
+    "allowedPrompts": [{"tool": "Bash", "prompt": "run tests"}],
+}
+
+
+async def test_an_approved_plan_is_allowed_with_the_plan_as_sent(
+    server: Server, emu: SlackEmulator
+) -> None:
+    hook = await Hook.start(server.url, pre_tool_use("ExitPlanMode", EXIT_PLAN))
+    await emu.person(ALICE).click(await posted(emu), text="Approve")
+    done = await hook.finished()
+    assert (done.code, done.output) == (
+        0,
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+                "permissionDecisionReason": f"plan approved in Slack by Slack user {ALICE}",
+                "updatedInput": EXIT_PLAN,
+            }
+        },
+    )
+
+
+async def test_requested_changes_deny_quoting_the_reviewer_and_comment(
+    server: Server, emu: SlackEmulator
+) -> None:
+    hook = await Hook.start(server.url, pre_tool_use("ExitPlanMode", EXIT_PLAN))
+    alice = emu.person(ALICE)
+    await alice.click(await posted(emu), text="Request changes")
+    await emu.wait_for(lambda: bool(emu.views(ALICE)), what="the changes modal")
+    await alice.type(emu.views(ALICE)[0], block_id="plan", text="Refunds need an audit trail.")
+    await alice.submit(emu.views(ALICE)[0])
+    done = await hook.finished()
+    assert (done.code, done.output) == (
+        0,
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": (
+                    f"Slack user {ALICE} requested changes to the plan in Slack: "
+                    "“Refunds need an audit trail.”. "
+                    "Revise the plan with this in mind and present it again."
+                ),
+            }
+        },
+    )
+
+
+async def test_keep_planning_denies_naming_the_reviewer(server: Server, emu: SlackEmulator) -> None:
+    hook = await Hook.start(server.url, pre_tool_use("ExitPlanMode", EXIT_PLAN))
+    await emu.person(ALICE).click(await posted(emu), text="Keep planning")
+    done = await hook.finished()
+    assert done.output["hookSpecificOutput"] == {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": (
+            f"Slack user {ALICE} did not approve the plan in Slack (chose “Keep planning”). "
+            "Keep planning and present a revised plan."
+        ),
+    }
+
+
+async def test_discuss_in_thread_denies_pointing_at_the_thread(
+    server: Server, emu: SlackEmulator
+) -> None:
+    hook = await Hook.start(server.url, pre_tool_use("ExitPlanMode", EXIT_PLAN))
+    await emu.person(ALICE).click(await posted(emu), text="Discuss in thread")
+    done = await hook.finished()
+    assert done.output["hookSpecificOutput"] == {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": (
+            f"Slack user {ALICE} chose to discuss this in the Slack thread "
+            "“Claude Code · billing-api” instead of deciding. "
+            "Do not go ahead: wait for the outcome of that discussion."
+        ),
+    }
+
+
+async def test_an_expired_plan_review_falls_back_to_the_terminal_never_allowing(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    policy = tmp_path / "review.toml"
+    policy.write_text('[default]\nexpire_after = "1s"\n')
+    async with in_process(
+        emu, tmp_path / "asks.db", SLACK_QUESTIONS_REVIEW_POLICY=str(policy)
+    ) as server:
+        hook = await Hook.start(server.url, pre_tool_use("ExitPlanMode", EXIT_PLAN))
+        message = await posted(emu)
+        done = await hook.finished()
+        await server.provider.idle()
+        assert "Expired unapproved" in json.dumps(emu.message(CHANNEL, message.ts).blocks)
+    assert (done.code, done.output) == (
+        0,
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "ask",
+                "permissionDecisionReason": (
+                    "Nobody answered in Slack (ask_user_question was aborted before the user "
+                    "answered: the review expired after 1 s without approval); "
+                    "decide here instead."
+                ),
+            }
+        },
+    )
+
+
+async def test_giving_up_after_wait_withdraws_the_plan_and_asks_in_the_terminal(
+    server: Server, emu: SlackEmulator
+) -> None:
+    hook = await Hook.start(server.url, pre_tool_use("ExitPlanMode", EXIT_PLAN), "--wait", "1")
+    message = await posted(emu)
+    done = await hook.finished()
+    assert done.output["hookSpecificOutput"] == {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "ask",
+        "permissionDecisionReason": (
+            "Nobody answered in Slack (no decision within 1 s; the ask was withdrawn); "
+            "decide here instead."
+        ),
+    }
+    await server.provider.idle()
+    assert "Withdrawn" in json.dumps(emu.message(CHANNEL, message.ts).blocks)
+
+
+async def test_sigterm_withdraws_the_ask_and_prints_nothing(
+    server: Server, emu: SlackEmulator
+) -> None:
+    hook = await Hook.start(server.url, pre_tool_use("ExitPlanMode", EXIT_PLAN))
+    message = await posted(emu)
+    hook.proc.send_signal(signal.SIGTERM)
+    done = await hook.finished()
+    assert (done.code, done.output) == (1, None)
+    assert done.stderr.endswith(
+        "slack-questions hook: stopped before anyone answered; the ask was withdrawn in Slack\n"
+    )
+    await server.provider.idle()
+    assert "Withdrawn" in json.dumps(emu.message(CHANNEL, message.ts).blocks)

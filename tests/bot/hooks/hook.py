@@ -57,9 +57,9 @@ class Hook:
         proc.stdin.close()
         return cls(proc)
 
-    async def finished(self, timeout: float = 30) -> Finished:
-        """Wait for the hook to exit."""
-        stdout, stderr = await asyncio.wait_for(self.proc.communicate(), timeout)
+    async def finished(self) -> Finished:
+        """Wait for the hook to exit (a hung hook fails the test after 30 s)."""
+        stdout, stderr = await asyncio.wait_for(self.proc.communicate(), 30)
         text = stdout.decode()
         return Finished(
             code=await self.proc.wait(),

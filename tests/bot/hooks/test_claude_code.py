@@ -12,10 +12,11 @@ from pathlib import Path
 
 from bot.emulator import SlackEmulator
 from bot.server import Server
+from provider.elicitation import URL_MODE_REFUSED
 
 from ..harness import ALICE, CHANNEL
-from ..service.harness import in_process
-from .hook import Hook, posted, pre_tool_use
+from ..service.harness import free_port, in_process
+from .hook import Hook, elicitation, posted, pre_tool_use
 
 DATABASE = {
     "question": "Which database should the service use?",
@@ -58,9 +59,7 @@ async def test_a_single_select_answer_allows_the_tool_with_the_chosen_label(
                 "permissionDecisionReason": f"answered in Slack by Slack user {ALICE}",
                 "updatedInput": {
                     "questions": [DATABASE],
-                    "answers": {
-                        "Which database should the service use?": "Postgres (Recommended)"
-                    },
+                    "answers": {"Which database should the service use?": "Postgres (Recommended)"},
                 },
             }
         },
@@ -269,3 +268,235 @@ async def test_sigterm_withdraws_the_ask_and_prints_nothing(
     )
     await server.provider.idle()
     assert "Withdrawn" in json.dumps(emu.message(CHANNEL, message.ts).blocks)
+
+
+RM = {"command": "rm -rf build", "description": "Remove the build directory"}
+
+
+async def test_a_bash_approval_asks_allow_bash_with_the_command_and_allows(
+    server: Server, emu: SlackEmulator
+) -> None:
+    hook = await Hook.start(server.url, pre_tool_use("Bash", RM))
+    message = await posted(emu)
+    shown = json.dumps(message.blocks, ensure_ascii=False)
+    assert "Allow Bash: `rm -rf build`?" in shown
+    assert "> Remove the build directory\\n> ```\\n> rm -rf build\\n> ```" in shown
+    await emu.person(ALICE).click(message, text="Allow")
+    done = await hook.finished()
+    assert (done.code, done.output) == (
+        0,
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+                "permissionDecisionReason": f"allowed in Slack by Slack user {ALICE}",
+            }
+        },
+    )
+
+
+async def test_a_denied_bash_command_names_the_reviewer(server: Server, emu: SlackEmulator) -> None:
+    hook = await Hook.start(server.url, pre_tool_use("Bash", RM))
+    await emu.person(ALICE).click(await posted(emu), text="Deny")
+    done = await hook.finished()
+    assert done.output["hookSpecificOutput"] == {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": f"Slack user {ALICE} denied Bash in Slack.",
+    }
+
+
+async def test_a_typed_answer_to_an_approval_is_a_deny_that_quotes_it(
+    server: Server, emu: SlackEmulator
+) -> None:
+    hook = await Hook.start(server.url, pre_tool_use("Bash", RM))
+    alice = emu.person(ALICE)
+    await alice.click(await posted(emu), text="Other…")
+    await emu.wait_for(lambda: bool(emu.views(ALICE)), what="the Other modal")
+    await alice.type(emu.views(ALICE)[0], block_id="approve", text="Only rm -rf build/tmp")
+    await alice.submit(emu.views(ALICE)[0])
+    done = await hook.finished()
+    assert done.output["hookSpecificOutput"] == {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": (
+            f"Slack user {ALICE} did not allow Bash in Slack and said: “Only rm -rf build/tmp”"
+        ),
+    }
+
+
+async def test_backticks_and_long_commands_cannot_break_out_of_the_code(
+    server: Server, emu: SlackEmulator
+) -> None:
+    command = "echo `whoami` && cat <<'EOF'\n```\n<!channel>\nEOF\n" + "x" * 200
+    hook = await Hook.start(server.url, pre_tool_use("Bash", {"command": command}))
+    message = await posted(emu)
+    shown = json.dumps(message.blocks, ensure_ascii=False)
+    assert "Allow Bash: `echo 'whoami' &amp;&amp; cat &lt;&lt;'EOF'…`?" in shown
+    assert "<!channel>" not in shown
+    assert "\\n> ``\u200b`\\n> &lt;!channel&gt;" in shown
+    await emu.person(ALICE).click(message, text="Deny")
+    assert (await hook.finished()).output["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def elicited(action: str, content: dict[str, object] | None = None) -> dict[str, object]:
+    decision: dict[str, object] = {"hookEventName": "Elicitation", "action": action}
+    if content is not None:
+        decision["content"] = content
+    return {"hookSpecificOutput": decision}
+
+
+ENVIRONMENT = {
+    "properties": {
+        "env": {
+            "type": "string",
+            "title": "Environment",
+            "oneOf": [
+                {"const": "stg", "title": "Staging"},
+                {"const": "prd", "title": "Production"},
+            ],
+        }
+    },
+    "required": ["env"],
+}
+
+
+async def test_an_enum_elicitation_answers_with_the_const_of_the_chosen_title(
+    server: Server, emu: SlackEmulator
+) -> None:
+    hook = await Hook.start(server.url, elicitation(ENVIRONMENT))
+    message = await posted(emu)
+    assert "deployer: Deploy settings?" in json.dumps(message.blocks)
+    await emu.person(ALICE).click(message, text="Production")
+    done = await hook.finished()
+    assert (done.code, done.output) == (0, elicited("accept", {"env": "prd"}))
+
+
+async def test_a_multi_enum_elicitation_answers_with_a_list_in_schema_order(
+    server: Server, emu: SlackEmulator
+) -> None:
+    schema = {
+        "properties": {
+            "regions": {
+                "type": "array",
+                "title": "Regions",
+                "items": {"type": "string", "enum": ["eu-west-1", "us-east-1", "ap-south-1"]},
+            }
+        }
+    }
+    hook = await Hook.start(server.url, elicitation(schema))
+    message = await posted(emu)
+    alice = emu.person(ALICE)
+    await alice.check(message, block_id="regions", values=["2", "0"])
+    await alice.click(message, text="Submit")
+    done = await hook.finished()
+    assert done.output == elicited("accept", {"regions": ["eu-west-1", "ap-south-1"]})
+
+
+async def test_a_boolean_elicitation_is_yes_or_no(server: Server, emu: SlackEmulator) -> None:
+    schema = {"properties": {"migrate": {"type": "boolean", "title": "Run the migration now?"}}}
+    hook = await Hook.start(server.url, elicitation(schema))
+    await emu.person(ALICE).click(await posted(emu), text="No")
+    done = await hook.finished()
+    assert done.output == elicited("accept", {"migrate": False})
+
+
+async def test_a_number_elicitation_refuses_a_bad_number_and_asks_again(
+    server: Server, emu: SlackEmulator
+) -> None:
+    schema = {
+        "properties": {
+            "replicas": {"type": "integer", "title": "Replicas", "minimum": 1, "maximum": 10}
+        },
+        "required": ["replicas"],
+    }
+    hook = await Hook.start(server.url, elicitation(schema))
+    first = await posted(emu)
+    alice = emu.person(ALICE)
+    await alice.reply(CHANNEL, str(first.thread_ts), "a few")
+    again = await posted(emu, 2)
+    assert "*Not accepted:* “a few” is not a whole number" in json.dumps(
+        again.blocks, ensure_ascii=False
+    )
+    await alice.reply(CHANNEL, str(first.thread_ts), "3")
+    done = await hook.finished()
+    assert done.output == elicited("accept", {"replicas": 3})
+
+
+async def test_a_form_of_several_fields_is_one_batch(server: Server, emu: SlackEmulator) -> None:
+    schema = {
+        "properties": {
+            **ENVIRONMENT["properties"],  # type: ignore[dict-item]
+            "note": {"type": "string", "title": "Release note", "maxLength": 200},
+        },
+        "required": ["env"],
+    }
+    hook = await Hook.start(server.url, elicitation(schema))
+    message = await posted(emu)
+    alice = emu.person(ALICE)
+    await alice.choose(message, block_id="env", value="0")
+    await alice.type(message, block_id="note", text="Faster invoices")
+    await alice.click(message, text="Submit")
+    done = await hook.finished()
+    assert done.output == elicited("accept", {"env": "stg", "note": "Faster invoices"})
+
+
+async def test_an_unreachable_relay_prints_nothing_and_is_a_non_blocking_error() -> None:
+    url = f"http://127.0.0.1:{free_port()}"
+    hook = await Hook.start(url, pre_tool_use("ExitPlanMode", EXIT_PLAN), "--max-outage", "1")
+    done = await hook.finished()
+    assert (done.code, done.output) == (1, None)
+    assert done.stderr.endswith(
+        f"slack-questions hook: ASK_FAILED: the relay at {url} was unreachable for 1 s\n"
+    )
+
+
+async def test_a_malformed_event_prints_nothing_and_says_what_is_wrong(server: Server) -> None:
+    event = pre_tool_use("Bash", RM)
+    del event["session_id"]
+    done = await (await Hook.start(server.url, event)).finished()
+    assert (done.code, done.output) == (1, None)
+    assert done.stderr == (
+        "slack-questions hook: not a hook event this hook answers: "
+        "PreToolUse.session_id: Field required\n"
+    )
+
+
+async def test_an_event_this_hook_does_not_answer_is_refused(server: Server) -> None:
+    event = {**pre_tool_use("Bash", RM), "hook_event_name": "PostToolUse"}
+    done = await (await Hook.start(server.url, event)).finished()
+    assert (done.code, done.output) == (1, None)
+    assert "not a hook event this hook answers" in done.stderr
+
+
+async def test_a_malformed_ask_user_question_input_is_refused(server: Server) -> None:
+    event = pre_tool_use("AskUserQuestion", {"questions": []})
+    done = await (await Hook.start(server.url, event)).finished()
+    assert (done.code, done.output) == (1, None)
+    assert done.stderr == (
+        "slack-questions hook: AskUserQuestion input is not what Claude Code sends: "
+        "questions: List should have at least 1 item after validation, not 0\n"
+    )
+
+
+async def test_url_mode_elicitation_is_refused_clearly(server: Server) -> None:
+    event = {
+        **elicitation({}),
+        "message": "Please authenticate",
+        "mode": "url",
+        "url": "https://auth.example.com/login",
+    }
+    del event["requested_schema"]
+    done = await (await Hook.start(server.url, event)).finished()
+    assert (done.code, done.output) == (1, None)
+    assert done.stderr == f"slack-questions hook: {URL_MODE_REFUSED}\n"
+
+
+async def test_a_form_slack_cannot_show_is_refused_naming_the_field(server: Server) -> None:
+    schema = {"properties": {"limits": {"type": "object", "title": "Limits"}}}
+    done = await (await Hook.start(server.url, elicitation(schema))).finished()
+    assert (done.code, done.output) == (1, None)
+    assert done.stderr == (
+        "slack-questions hook: cannot ask deployer's form in Slack: property 'limits' has type "
+        "'object'; a form may hold strings, numbers, integers, booleans and enums\n"
+    )

@@ -80,12 +80,11 @@ def main(
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     env = os.environ if env is None else env
-    args = parse_args(argv)
-    logging.basicConfig(
-        level=env.get("LOG_LEVEL", "WARNING").upper(),
-        format="slack-questions hook: %(levelname)s %(name)s: %(message)s",
-        stream=stderr,
-    )
+    try:
+        args = parse_args(argv)
+    except SystemExit as exit_:
+        # argparse exits 2 on bad arguments: to Claude Code that would block the tool.
+        return 0 if exit_.code == 0 else NON_BLOCKING_ERROR
     url, token = env.get(URL_VARIABLE), env.get(TOKEN_VARIABLE)
     if not url or not token:
         return _fail(stderr, f"set {URL_VARIABLE} and {TOKEN_VARIABLE} to reach the relay")
@@ -94,6 +93,11 @@ def main(
     except ValidationError as error:
         problems = "; ".join(f"{where}: {what}" for where, what in field_errors(error)[:5])
         return _fail(stderr, f"not a hook event this hook answers: {problems}")
+    logging.basicConfig(
+        level=env.get("LOG_LEVEL", "WARNING").upper(),
+        format="slack-questions hook: %(levelname)s %(name)s: %(message)s",
+        stream=stderr,
+    )
     try:
         output = asyncio.run(_answer(event, url, token, args))
     except HookError as error:

@@ -500,3 +500,21 @@ async def test_a_form_slack_cannot_show_is_refused_naming_the_field(server: Serv
         "slack-questions hook: cannot ask deployer's form in Slack: property 'limits' has type "
         "'object'; a form may hold strings, numbers, integers, booleans and enums\n"
     )
+
+
+async def test_an_approval_nobody_gives_in_time_falls_back_to_the_terminal(
+    server: Server, emu: SlackEmulator
+) -> None:
+    hook = await Hook.start(server.url, pre_tool_use("Bash", RM), "--wait", "1")
+    await posted(emu)
+    done = await hook.finished()
+    assert done.output["hookSpecificOutput"]["permissionDecision"] == "ask"
+
+
+async def test_an_elicitation_nobody_answers_in_time_is_cancelled(
+    server: Server, emu: SlackEmulator
+) -> None:
+    hook = await Hook.start(server.url, elicitation(ENVIRONMENT), "--wait", "1")
+    await posted(emu)
+    done = await hook.finished()
+    assert (done.code, done.output) == (0, elicited("cancel"))

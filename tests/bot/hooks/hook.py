@@ -95,6 +95,8 @@ def pre_tool_use(tool_name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
         "transcript_path": f"/home/ana/.claude/projects/-home-ana-src-billing-api/{SESSION}.jsonl",
         "cwd": CWD,
         "permission_mode": "default",
+        "effort": {"level": "medium"},  # newer fields the hook must tolerate
+        "prompt_id": "prompt-7",
         "hook_event_name": "PreToolUse",
         "tool_name": tool_name,
         "tool_input": tool_input,

@@ -518,3 +518,20 @@ async def test_an_elicitation_nobody_answers_in_time_is_cancelled(
     await posted(emu)
     done = await hook.finished()
     assert (done.code, done.output) == (0, elicited("cancel"))
+
+
+async def test_several_questions_are_one_batch_and_a_skipped_one_is_left_out(
+    server: Server, emu: SlackEmulator
+) -> None:
+    event = pre_tool_use("AskUserQuestion", {"questions": [DATABASE, FEATURES]})
+    hook = await Hook.start(server.url, event)
+    message = await posted(emu)
+    alice = emu.person(ALICE)
+    await alice.choose(message, block_id="q1", value="1")
+    await alice.check(message, block_id="sq~s.1", values=["skip"])
+    await alice.click(message, text="Submit")
+    done = await hook.finished()
+    assert done.output["hookSpecificOutput"]["updatedInput"] == {
+        "questions": [DATABASE, FEATURES],
+        "answers": {"Which database should the service use?": "SQLite"},
+    }

@@ -82,6 +82,7 @@ def view_of(record: AskRecord) -> AskView:
         state=record.state,
         answer=record.answer,
         error=error,
+        decided_by=record.decided_by,
     )
 
 

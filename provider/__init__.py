@@ -1,7 +1,8 @@
 """The user-questions seam: provider-neutral vocabulary, service, tool and relay client.
 
-Nothing in this package imports Slack. `RelayProvider` is loaded on first use, so importing
-the vocabulary or the service loads no HTTP client.
+Nothing in this package imports Slack. Importing it loads neither aiohttp nor mcp: the relay
+client (aiohttp) is loaded when `RelayProvider` is first used, and `provider.elicitation`
+touches mcp only inside the callback, so a host that needs neither never pays for them.
 """
 
 from __future__ import annotations

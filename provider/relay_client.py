@@ -84,6 +84,17 @@ class RelayProvider:
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         """Create the ask on the relay and wait for its answer."""
+        view = await self.outcome(request)
+        if view.state is AskState.ANSWERED and view.answer is not None:
+            return view.answer
+        raise error_of(view)
+
+    async def outcome(self, request: AskUserQuestionRequest) -> AskView:
+        """Create the ask on the relay and wait until it ends: answered or failed, and by whom.
+
+        For callers that need more than the answer (who decided, for instance); `ask()` is
+        this plus turning a failed ask into its `UserQuestionError`.
+        """
         body = CreateAsk(
             questions=request.questions,
             agent=AgentRef(id=request.agent.id, name=request.agent.name) if request.agent else None,
@@ -93,7 +104,7 @@ class RelayProvider:
         creating = asyncio.ensure_future(self._patiently(lambda: self._create(body)))
         try:
             view = await asyncio.shield(creating)
-            view = await self._until_settled(view, request)
+            return await self._until_settled(view, request)
         except asyncio.CancelledError:
             # Withdraw first (within reason: the relay may be down), then let it through.
             withdrawal = asyncio.ensure_future(self._withdraw(creating))
@@ -102,15 +113,6 @@ class RelayProvider:
             with contextlib.suppress(asyncio.CancelledError, TimeoutError):
                 await asyncio.wait_for(asyncio.shield(withdrawal), self._withdraw_within)
             raise
-        if view.state is AskState.ANSWERED and view.answer is not None:
-            return view.answer
-        error = view.error
-        if error is None:
-            raise UserQuestionError(ErrorCode.ASK_FAILED, f"relay ask {view.id} failed")
-        code = (
-            ErrorCode(error.code) if error.code in ErrorCode.__members__ else ErrorCode.ASK_FAILED
-        )
-        raise UserQuestionError(code, error.message)
 
     async def _withdraw(self, creating: asyncio.Future[AskView]) -> None:
         try:
@@ -214,6 +216,15 @@ class RelayProvider:
             raise UserQuestionError(
                 ErrorCode.ASK_FAILED, f"the relay answered {method} {path} with an unreadable body"
             ) from error
+
+
+def error_of(view: AskView) -> UserQuestionError:
+    """The seam error a failed (or answerless) ask view stands for."""
+    error = view.error
+    if error is None:
+        return UserQuestionError(ErrorCode.ASK_FAILED, f"relay ask {view.id} failed")
+    code = ErrorCode(error.code) if error.code in ErrorCode.__members__ else ErrorCode.ASK_FAILED
+    return UserQuestionError(code, error.message)
 
 
 def _failure(method: str, path: str, status: int, text: str) -> UserQuestionError:

@@ -104,6 +104,7 @@ class AskView(ResponseModel):
     state: AskState
     answer: AskUserQuestionAnswer | None = None
     error: ErrorBody | None = None
+    decided_by: str | None = None  # who answered, approved, declined or moved it to discussion
 
 
 class AskList(ResponseModel):

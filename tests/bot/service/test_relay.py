@@ -56,6 +56,7 @@ async def test_get_with_wait_returns_the_answer_once_a_person_clicks(
             "id": created["id"],
             "state": "answered",
             "answer": {"answers": [{"id": "db", "selected": ["SQLite"]}]},
+            "decided_by": ALICE,
         },
     )
 

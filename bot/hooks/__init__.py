@@ -1,0 +1,1 @@
+"""Hooks of agents that did not write code for us: their own question tools, asked in Slack."""

@@ -1,0 +1,271 @@
+"""Claude Code's hook events answered by people in Slack, through the relay.
+
+- `AskUserQuestion` → the same questions in Slack → `allow` with `updatedInput` = the original
+  input plus `answers` (question text → chosen label; several labels and "Other" text joined
+  with ", ", as Claude Code's docs describe).
+- `ExitPlanMode` → a plan review (the channel's review policy applies) → `allow` only when
+  approved; a decline or requested changes → `deny` quoting the reviewer, so Claude keeps
+  planning; "Discuss in thread" → `deny` pointing at the thread; withdrawn or expired → `ask`.
+- any other tool the user's matcher sends here → "Allow Bash: `…`?" → `allow` / `deny`.
+- `Elicitation` → the MCP form as questions → `{action, content}`.
+
+The rule this module keeps: nothing but a person's explicit "Allow" or "Approve" becomes
+`allow`. Timeouts, withdrawals and failures become `ask`, `cancel` or no output at all.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+from pydantic import JsonValue, ValidationError
+
+from provider import (
+    Agent,
+    AskUserQuestionAnswer,
+    AskUserQuestionRequest,
+    ErrorCode,
+    UserQuestionError,
+)
+from provider.elicitation import URL_MODE_REFUSED, elicit
+from provider.elicitation_forms import ElicitAction, ElicitationForm, ElicitOutcome, FormError
+from provider.relay_client import error_of
+from provider.relay_wire import AskState, AskView
+from provider.types import AskUserQuestionItem, AskUserQuestionOption, field_errors
+
+from .events import (
+    AskUserQuestionInput,
+    Elicitation,
+    ExitPlanModeInput,
+    HookEvent,
+    HookOutput,
+    PreToolUse,
+)
+
+AGENT_PREFIX = "Claude Code"
+APPROVE = "Approve"
+KEEP_PLANNING = "Keep planning"
+ALLOW = "Allow"
+DENY = "Deny"
+SUMMARY_LIMIT = 80
+# The input field that says what a tool is about to do, by tool (first present wins).
+SUMMARY_FIELDS = ("command", "file_path", "notebook_path", "url", "pattern", "query", "prompt")
+FENCE = "```"
+BROKEN_FENCE = "``\u200b`"  # looks the same, but no longer closes a code block
+
+InputT = TypeVar("InputT", AskUserQuestionInput, ExitPlanModeInput)
+
+
+class HookError(Exception):
+    """The event cannot be answered from Slack; the message says why (it goes to stderr)."""
+
+
+class Relay(Protocol):
+    """What the hook needs of `provider.RelayProvider`."""
+
+    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        """The answer, or the seam error the ask ended with."""
+        ...
+
+    async def outcome(self, request: AskUserQuestionRequest) -> AskView:
+        """How the ask ended, and who decided."""
+        ...
+
+
+def agent_of(event: HookEvent) -> Agent:
+    """The asking agent: one per Claude Code session, named after its project directory."""
+    project = Path(event.cwd).name or event.cwd or "session"
+    return Agent(event.session_id, name=f"{AGENT_PREFIX} · {project}")
+
+
+async def answer(event: HookEvent, relay: Relay) -> HookOutput:
+    """Ask people about `event` and return the hook's answer."""
+    agent = agent_of(event)
+    if isinstance(event, Elicitation):
+        return await _elicitation(event, relay, agent)
+    match event.tool_name:
+        case "AskUserQuestion":
+            return await _questions(event, relay, agent)
+        case "ExitPlanMode":
+            return await _plan(event, relay, agent)
+        case _:
+            return await _approval(event, relay, agent)
+
+
+def gave_up(event: HookEvent, why: str) -> HookOutput:
+    """The answer when nobody decided in time: back to the terminal, never an approval."""
+    if isinstance(event, Elicitation):
+        return HookOutput.elicited(ElicitOutcome(action=ElicitAction.CANCEL))
+    return HookOutput.decide("ask", f"Nobody answered in Slack ({why}); decide here instead.")
+
+
+def _read(model: type[InputT], event: PreToolUse) -> InputT:
+    try:
+        return model.model_validate(event.tool_input)
+    except ValidationError as error:
+        problems = "; ".join(f"{where}: {what}" for where, what in field_errors(error))
+        raise HookError(
+            f"{event.tool_name} input is not what Claude Code sends: {problems}"
+        ) from error
+
+
+def _request(agent: Agent, *questions: AskUserQuestionItem) -> AskUserQuestionRequest:
+    return AskUserQuestionRequest(questions=list(questions), agent=agent)
+
+
+def _thread(agent: Agent) -> str:
+    return f"the Slack thread “{agent.name}”"
+
+
+def _who(view: AskView) -> str:
+    return f"Slack user {view.decided_by}" if view.decided_by else "a reviewer"
+
+
+def _unsettled(event: PreToolUse, view: AskView, agent: Agent) -> HookOutput:
+    """An ask that ended without an answer: withdrawn/expired → ask; discussion → deny."""
+    error = error_of(view)
+    if error.code is ErrorCode.ASK_ABORTED:
+        return gave_up(event, error.message)
+    if error.code is ErrorCode.ASK_CANCELLED:
+        return HookOutput.decide(
+            "deny",
+            f"{_who(view)} chose to discuss this in {_thread(agent)} instead of deciding. "
+            "Do not go ahead: wait for the outcome of that discussion.",
+        )
+    raise HookError(f"the ask failed in Slack: {error.code}: {error.message}")
+
+
+async def _questions(event: PreToolUse, relay: Relay, agent: Agent) -> HookOutput:
+    tool_input = _read(AskUserQuestionInput, event)
+    try:
+        items = [
+            AskUserQuestionItem(
+                id=f"q{number}",  # stable: the question's place in Claude's list
+                question=question.question,
+                header=question.header or None,
+                options=[
+                    AskUserQuestionOption(label=o.label, description=o.description)
+                    for o in question.options
+                ]
+                or None,
+                multi_select=question.multi_select,
+            )
+            for number, question in enumerate(tool_input.questions, start=1)
+        ]
+    except ValidationError as error:
+        raise HookError(f"AskUserQuestion input cannot be asked: {error}") from error
+    view = await relay.outcome(_request(agent, *items))
+    if view.state is not AskState.ANSWERED or view.answer is None:
+        return _unsettled(event, view, agent)
+    by_id = {item.id: item for item in view.answer.answers}
+    answers: dict[str, JsonValue] = {}
+    for item, question in zip(items, tool_input.questions, strict=True):
+        given = by_id.get(item.id)
+        chosen = [*given.selected, *([given.custom] if given.custom else [])] if given else []
+        if chosen:  # a skipped question is left out: Claude sees it unanswered
+            answers[question.question] = ", ".join(chosen)
+    return HookOutput.decide(
+        "allow",
+        f"answered in Slack by {_who(view)}",
+        {**event.tool_input, "answers": answers},
+    )
+
+
+async def _plan(event: PreToolUse, relay: Relay, agent: Agent) -> HookOutput:
+    tool_input = _read(ExitPlanModeInput, event)
+    review = AskUserQuestionItem.model_validate(
+        {
+            "id": "plan",
+            "question": "May Claude Code carry out this plan?",
+            "header": f"Plan review · {agent.name}",
+            "detail": tool_input.plan,
+            "options": [{"label": APPROVE}, {"label": KEEP_PLANNING}],
+            "intent": {"kind": "plan-review", "approve": APPROVE},
+        }
+    )
+    view = await relay.outcome(_request(agent, review))
+    if view.state is not AskState.ANSWERED or view.answer is None:
+        return _unsettled(event, view, agent)
+    [item] = view.answer.answers
+    if item.selected == [APPROVE] and not item.custom:
+        # Claude Code needs updatedInput paired with allow for ExitPlanMode: the plan as sent.
+        return HookOutput.decide(
+            "allow", f"plan approved in Slack by {_who(view)}", event.tool_input
+        )
+    if item.custom:
+        reason = (
+            f"{_who(view)} requested changes to the plan in Slack: “{item.custom}”. "
+            "Revise the plan with this in mind and present it again."
+        )
+    else:
+        chosen = item.selected[0] if item.selected else "no approval"
+        reason = (
+            f"{_who(view)} did not approve the plan in Slack (chose “{chosen}”). "
+            "Keep planning and present a revised plan."
+        )
+    return HookOutput.decide("deny", reason)
+
+
+async def _approval(event: PreToolUse, relay: Relay, agent: Agent) -> HookOutput:
+    question = AskUserQuestionItem(
+        id="approve",
+        question=f"Allow {event.tool_name}: `{_summary(event)}`?",
+        detail=_shown_input(event),
+        options=[AskUserQuestionOption(label=ALLOW), AskUserQuestionOption(label=DENY)],
+    )
+    view = await relay.outcome(_request(agent, question))
+    if view.state is not AskState.ANSWERED or view.answer is None:
+        return _unsettled(event, view, agent)
+    [item] = view.answer.answers
+    if item.selected == [ALLOW] and not item.custom:
+        return HookOutput.decide("allow", f"allowed in Slack by {_who(view)}")
+    if item.custom:
+        return HookOutput.decide(
+            "deny",
+            f"{_who(view)} did not allow {event.tool_name} in Slack and said: “{item.custom}”",
+        )
+    return HookOutput.decide("deny", f"{_who(view)} denied {event.tool_name} in Slack.")
+
+
+def _summary(event: PreToolUse) -> str:
+    """One short line saying what the tool will do, safe inside an inline code span."""
+    value = next(
+        (event.tool_input[k] for k in SUMMARY_FIELDS if isinstance(event.tool_input.get(k), str)),
+        None,
+    )
+    text = value if isinstance(value, str) else json.dumps(event.tool_input, ensure_ascii=False)
+    lines = text.strip().splitlines() or [""]
+    line = lines[0].replace("`", "'")  # a backtick would end the code span early
+    if len(line) > SUMMARY_LIMIT or len(lines) > 1:
+        line = line[: SUMMARY_LIMIT - 1].rstrip() + "…"
+    return line or event.tool_name
+
+
+def _shown_input(event: PreToolUse) -> str:
+    """The whole input in a code block (a ``` inside it is broken so it cannot end the block)."""
+    command = event.tool_input.get("command")
+    if isinstance(command, str):
+        body = command
+        description = event.tool_input.get("description")
+        heading = f"{description}\n" if isinstance(description, str) and description else ""
+    else:
+        body = json.dumps(event.tool_input, indent=2, ensure_ascii=False)
+        heading = ""
+    return f"{heading}{FENCE}\n{body.replace(FENCE, BROKEN_FENCE)}\n{FENCE}"
+
+
+async def _elicitation(event: Elicitation, relay: Relay, agent: Agent) -> HookOutput:
+    if event.mode == "url":
+        raise HookError(URL_MODE_REFUSED)
+    try:
+        form = ElicitationForm.from_schema(
+            event.message, event.requested_schema, asker=event.mcp_server_name
+        )
+    except FormError as error:
+        raise HookError(f"cannot ask {event.mcp_server_name}'s form in Slack: {error}") from error
+    try:
+        outcome = await elicit(relay.ask, form, agent=agent)
+    except UserQuestionError as error:
+        raise HookError(f"the ask failed in Slack: {error.code}: {error.message}") from error
+    return HookOutput.elicited(outcome)

@@ -15,6 +15,7 @@ from provider import AgentRegistry, UserQuestionService
 
 from ..config import Config, Mode
 from ..emulator import SlackEmulator, seed_workspace
+from ..emulator.playground import Playground
 from ..server import Server
 from .demo import run_demo
 from .terminal import Terminal
@@ -22,8 +23,10 @@ from .terminal import Terminal
 YOU = "U0YOU00001"
 
 
-async def run_offline(config: Config, stop: asyncio.Event, *, demo: bool = True) -> int:
-    """Run until `stop` is set; returns the exit code."""
+async def run_offline(
+    config: Config, stop: asyncio.Event, *, demo: bool = True, browser: bool = True
+) -> int:
+    """Run until `stop` is set; returns the exit code. `browser`: also serve the playground."""
     emu = SlackEmulator(
         signing_secret=secrets.token_hex(16),
         bot_token=f"xoxb-offline-{secrets.token_hex(8)}",
@@ -52,10 +55,23 @@ async def run_offline(config: Config, stop: asyncio.Event, *, demo: bool = True)
             await emu.stop()
             raise
         emu.request_url = f"{server.url}/slack/events"
+        playground = Playground(emu, person=YOU) if browser else None
+        if playground is not None:
+            try:
+                await playground.start(host=config.host, port=0)
+            except BaseException:
+                await server.close()
+                await emu.stop()
+                raise
         print(
             f"Offline: a local Slack emulator stands in for Slack ({emu.api_url}).\n"
             f"You are @you in #agent-questions. The service listens on {server.url}"
             + (" (relay at /v1)." if config.relay_token else ".")
+            + (
+                f"\nPlayground: {playground.url} — the workspace in your browser, as Slack shows it."
+                if playground is not None
+                else ""
+            )
             + "\nType h for help, Ctrl-C to stop.\n",
             flush=True,
         )
@@ -79,6 +95,8 @@ async def run_offline(config: Config, stop: asyncio.Event, *, demo: bool = True)
                     await task
             dispose()
             transport.close()
+            if playground is not None:
+                await playground.close()
             await server.close()
             await emu.stop()
     return 0

@@ -88,7 +88,9 @@ class ActResult(BaseModel):
     status: int | None = None
 
 
-async def perform(emu: SlackEmulator, act: ElementAct | ViewAct | PostAct | CommandAct | HomeAct) -> ActResult:
+async def perform(
+    emu: SlackEmulator, act: ElementAct | ViewAct | PostAct | CommandAct | HomeAct
+) -> ActResult:
     """Do `act` as the person it names. Raises LookupError for what is not there (any more),
     ValueError for what Slack would not let the person do."""
     user = emu.workspace.users.get(act.user)
@@ -113,10 +115,14 @@ async def perform(emu: SlackEmulator, act: ElementAct | ViewAct | PostAct | Comm
         delivery = await person.open_home()
     if delivery is None:
         return ActResult(delivered=False, acked=False)
-    return ActResult(delivered=True, acked=delivery.acked and delivery.in_time, status=delivery.status)
+    return ActResult(
+        delivered=True, acked=delivery.acked and delivery.in_time, status=delivery.status
+    )
 
 
-async def _use(person: Person, target: Message | Ephemeral | View, act: ElementAct) -> Delivery | None:
+async def _use(
+    person: Person, target: Message | Ephemeral | View, act: ElementAct
+) -> Delivery | None:
     ids = {"block_id": act.block_id, "action_id": act.action_id}
     if act.do == "click":
         return await person.click(target, **ids)

@@ -210,7 +210,7 @@ class _Draw:
         )
         rows = "".join(
             f'<label class="sk-menu-item"><input type="checkbox" value="{_value(option)}"'
-            f'{" checked" if option.get("value") in chosen else ""}> {plain(option.get("text"))}</label>'
+            f"{' checked' if option.get('value') in chosen else ''}> {plain(option.get('text'))}</label>"
             for _, option in _options(element)
         )
         return (
@@ -224,7 +224,9 @@ class _Draw:
         rows: list[str] = []
         for option in element.get("options") or []:
             description = option.get("description")
-            note = f'<div class="sk-choice-note">{self.text(description)}</div>' if description else ""
+            note = (
+                f'<div class="sk-choice-note">{self.text(description)}</div>' if description else ""
+            )
             checked = " checked" if option.get("value") in chosen else ""
             rows.append(
                 f'<label class="sk-choice"><input type="{kind}" name="{group}" '
@@ -314,7 +316,7 @@ class _Draw:
         """The option values the person has picked in this element (their draft)."""
         entry = self._entry(block, element)
         if entry is None:
-            options = [element.get("initial_option")] + list(element.get("initial_options") or [])
+            options = [element.get("initial_option"), *(element.get("initial_options") or [])]
             return {str(o.get("value")) for o in options if isinstance(o, Mapping)}
         picked = entry.get("selected_options")
         if picked is None and entry.get("selected_option") is not None:
@@ -344,4 +346,3 @@ def _options(element: Json) -> list[tuple[str, Json]]:
         label = plain(group.get("label"))
         found.extend((label, o) for o in group.get("options") or [])
     return found
-

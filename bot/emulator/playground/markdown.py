@@ -46,7 +46,9 @@ def markdown(text: str) -> str:
                 i += 1
             i += 1
             label = f' data-language="{html.escape(language)}"' if language else ""
-            out.append(f'<pre class="md-pre"{label}><code>{html.escape(chr(10).join(body))}</code></pre>')
+            out.append(
+                f'<pre class="md-pre"{label}><code>{html.escape(chr(10).join(body))}</code></pre>'
+            )
             continue
         if not line.strip():
             i += 1
@@ -54,7 +56,7 @@ def markdown(text: str) -> str:
         heading = _HEADING.match(line)
         if heading:
             level = len(heading[1])
-            out.append(f"<h{level} class=\"md-h\">{inline(heading[2])}</h{level}>")
+            out.append(f'<h{level} class="md-h">{inline(heading[2])}</h{level}>')
             i += 1
             continue
         if _RULE.match(line):
@@ -66,7 +68,9 @@ def markdown(text: str) -> str:
             while i < len(lines) and (match := _QUOTE.match(lines[i])):
                 quoted.append(match[1])
                 i += 1
-            out.append(f'<blockquote class="md-quote">{markdown(chr(10).join(quoted))}</blockquote>')
+            out.append(
+                f'<blockquote class="md-quote">{markdown(chr(10).join(quoted))}</blockquote>'
+            )
             continue
         if _BULLET.match(line) or _NUMBERED.match(line):
             ordered = _NUMBERED.match(line) is not None

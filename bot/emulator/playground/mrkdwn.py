@@ -19,7 +19,7 @@ EMOJI: Final[dict[str, str]] = {
     "robot_face": "🤖",
     "white_check_mark": "✅",
     "heavy_check_mark": "✔️",
-    "heavy_minus_sign": "➖",
+    "heavy_minus_sign": "\N{HEAVY MINUS SIGN}",
     "x": "❌",
     "speech_balloon": "💬",
     "alarm_clock": "⏰",
@@ -29,7 +29,7 @@ EMOJI: Final[dict[str, str]] = {
     "exclamation": "❗",
     "hourglass": "⌛",
     "hourglass_flowing_sand": "⏳",
-    "information_source": "ℹ️",
+    "information_source": "\N{INFORMATION SOURCE}\ufe0f",
     "bulb": "💡",
     "memo": "📝",
     "pencil": "📝",
@@ -132,7 +132,7 @@ def mrkdwn(text: str, names: Names) -> str:
     text = _TOKEN.sub(lambda m: hold(_token(m[1], names)), text)
     text = html.escape(unescape(text), quote=True)
     for pattern, tag in _EMPHASIS:
-        text = pattern.sub(lambda m, tag=tag: f"<{tag}>{m[1]}</{tag}>", text)
+        text = pattern.sub(rf"<{tag}>\1</{tag}>", text)
     text = emoji(text)
     text = _quotes(text.split("\n"))
     return _HELD.sub(lambda m: held[ord(m[0]) - _HELD_BASE], text)

@@ -40,7 +40,12 @@ class Place:
 
     def href(self, **changes: str | bool | None) -> str:
         """The page address of this place with some of it changed."""
-        fields = {"user": self.user, "channel": self.channel, "thread": self.thread, "home": self.home}
+        fields = {
+            "user": self.user,
+            "channel": self.channel,
+            "thread": self.thread,
+            "home": self.home,
+        }
         fields.update(changes)
         query: dict[str, str] = {"as": str(fields["user"])}
         if fields["home"]:
@@ -72,9 +77,12 @@ class Page:
             raise PageError(
                 f"{place.user} is not in a channel {place.channel!r}; their channels: {known}"
             )
-        if place.thread is not None and place.channel is not None:
-            if not emu.workspace.thread(place.channel, place.thread):
-                raise PageError(f"no thread {place.thread!r} in {place.channel}")
+        if (
+            place.thread is not None
+            and place.channel is not None
+            and not emu.workspace.thread(place.channel, place.thread)
+        ):
+            raise PageError(f"no thread {place.thread!r} in {place.channel}")
         self.place = place
         self._names = Names(
             user=self._user_name,
@@ -89,7 +97,7 @@ class Page:
         """The whole HTML document."""
         title = "Home" if self.place.home else f"#{self._channel_name(self.place.channel)}"
         return (
-            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            '<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f"<title>{html.escape(title)} · Slack playground</title>"
             '<link rel="icon" href="data:,"><meta name="viewport" content="width=device-width, initial-scale=1">'
             '<link rel="stylesheet" href="/static/playground.css">'
@@ -103,7 +111,7 @@ class Page:
         thread = self._thread_pane() if self.place.thread else ""
         layout = "sk-layout has-thread" if thread else "sk-layout"
         return (
-            f"{self._top()}<div class=\"{layout}\">{self._sidebar()}"
+            f'{self._top()}<div class="{layout}">{self._sidebar()}'
             f"{self._home() if self.place.home else self._channel()}{thread}</div>{self._modal()}"
         )
 
@@ -129,7 +137,9 @@ class Page:
             '<div class="sk-side-h">Channels</div>',
         ]
         for channel in self._channels(self.place.user):
-            active = " is-active" if channel.id == self.place.channel and not self.place.home else ""
+            active = (
+                " is-active" if channel.id == self.place.channel and not self.place.home else ""
+            )
             items.append(
                 f'<a class="sk-side-item{active}" href="{html.escape(self.place.href(channel=channel.id, thread=None, home=False))}">'
                 f'<span class="sk-hash">#</span> {html.escape(channel.name)}</a>'
@@ -216,7 +226,9 @@ class Page:
         view = stack[-1]
         return (
             '<div class="sk-overlay">'
-            + self._surface("view", "", view.id, self._modal_body(view, len(stack)), classes="sk-modal")
+            + self._surface(
+                "view", "", view.id, self._modal_body(view, len(stack)), classes="sk-modal"
+            )
             + "</div>"
         )
 
@@ -228,7 +240,9 @@ class Page:
             if view.submit_object
             else ""
         )
-        back = '<span class="sk-modal-depth" title="pushed views">‹</span>' if depth > 1 else ""
+        back = (
+            '<span class="sk-modal-depth" title="pushed views">&lsaquo;</span>' if depth > 1 else ""
+        )
         blocks = render_blocks(view.blocks, self._names, state=view.state, errors=view.errors)
         return (
             f'<div class="sk-modal-h">{back}<span class="sk-app-dot">🤖</span>'
@@ -245,11 +259,15 @@ class Page:
         if isinstance(message, Ephemeral):
             author_id = emu.bot_user_id
             kind = "ephemeral"
-            state = emu.workspace.draft(self.place.user, message.channel, message.ts, message.blocks)
+            state = emu.workspace.draft(
+                self.place.user, message.channel, message.ts, message.blocks
+            )
         else:
             author_id = message.user
             kind = "message"
-            state = emu.workspace.draft(self.place.user, message.channel, message.ts, message.blocks)
+            state = emu.workspace.draft(
+                self.place.user, message.channel, message.ts, message.blocks
+            )
         user = emu.workspace.users.get(author_id)
         is_app = isinstance(message, Ephemeral) or bool(getattr(message, "bot_id", None))
         author = self._app_name() if is_app else (self._user_name(author_id) or author_id)
@@ -280,9 +298,9 @@ class Page:
             )
         avatar = _avatar(author, is_app, user.id if user else author_id)
         inner = (
-            f"{avatar}<div class=\"sk-msg-body\"><div class=\"sk-msg-meta\"><b class=\"sk-author\">"
+            f'{avatar}<div class="sk-msg-body"><div class="sk-msg-meta"><b class="sk-author">'
             f"{html.escape(author)}</b>{badge}<time>{when}</time>{edited}</div>"
-            f"{only_you}<div class=\"sk-msg-blocks\">{content}</div>{replies}</div>"
+            f'{only_you}<div class="sk-msg-blocks">{content}</div>{replies}</div>'
         )
         classes = "sk-msg sk-ephemeral" if isinstance(message, Ephemeral) else "sk-msg"
         return self._surface(kind, message.channel, message.ts, inner, classes=classes)
@@ -296,7 +314,9 @@ class Page:
         if isinstance(blocks, list):
             body = render_blocks(blocks, self._names)
         else:
-            body = mrkdwn(str(attachment.get("text") or attachment.get("fallback") or ""), self._names)
+            body = mrkdwn(
+                str(attachment.get("text") or attachment.get("fallback") or ""), self._names
+            )
         return f'<div class="sk-attachment" style="border-color:{safe_colour}">{body}</div>'
 
     def _composer(self, channel_id: str, thread_ts: str | None, hint: str) -> str:
@@ -307,7 +327,9 @@ class Page:
             '<button type="submit" class="sk-send" aria-label="Send">➤</button></form>'
         )
 
-    def _surface(self, kind: str, channel: str, surface_id: str, inner: str, *, classes: str = "") -> str:
+    def _surface(
+        self, kind: str, channel: str, surface_id: str, inner: str, *, classes: str = ""
+    ) -> str:
         anchor = f' id="m-{html.escape(surface_id)}"' if kind != "view" else ""
         return (
             f'<div class="surface {classes}"{anchor} data-kind="{kind}" '
@@ -318,9 +340,7 @@ class Page:
 
     def _channels(self, user_id: str) -> list[Channel]:
         return [
-            c
-            for c in self._emu.workspace.channels.values()
-            if not c.is_im and user_id in c.members
+            c for c in self._emu.workspace.channels.values() if not c.is_im and user_id in c.members
         ]
 
     def _channel_name(self, channel_id: str | None) -> str:
@@ -354,7 +374,9 @@ class Page:
 
 def people_ids(emu: SlackEmulator) -> Sequence[str]:
     """Everyone a person at the page may act as: the workspace's people, not its bots."""
-    return [uid for uid, user in emu.workspace.users.items() if not user.is_bot and not user.deleted]
+    return [
+        uid for uid, user in emu.workspace.users.items() if not user.is_bot and not user.deleted
+    ]
 
 
 def _avatar(name: str, is_app: bool, key: str) -> str:

@@ -113,24 +113,29 @@ class Playground:
         )
         try:
             await response.prepare(request)
-            seen = self._emu.version
-            await response.write(f"retry: 1000\ndata: {seen}\n\n".encode())
+            await response.write(f"retry: 1000\ndata: {self._emu.version}\n\n".encode())
             while True:
-                try:
-                    await self._emu.wait_for(
-                        lambda: self._emu.version != seen,
-                        within=_KEEP_ALIVE,
-                        what="a change to show",
-                    )
-                except TimeoutError:
-                    await response.write(b": keep-alive\n\n")
-                    continue
                 seen = self._emu.version
-                await response.write(f"data: {seen}\n\n".encode())
+                moved = await self._changed_since(seen)
+                if moved:
+                    await response.write(f"data: {self._emu.version}\n\n".encode())
+                else:
+                    await response.write(b": keep-alive\n\n")
         except ConnectionResetError:
             return response  # the page went away
         finally:
             self._streams.discard(task)
+
+    async def _changed_since(self, seen: int) -> bool:
+        """Wait for the emulator to move past `seen`: True when it did, False after a quiet
+        keep-alive period."""
+        try:
+            await self._emu.wait_for(
+                lambda: self._emu.version != seen, within=_KEEP_ALIVE, what="a change to show"
+            )
+        except TimeoutError:
+            return False
+        return True
 
     async def _act(self, request: web.Request) -> web.Response:
         if request.content_type != "application/json":

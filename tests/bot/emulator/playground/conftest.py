@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.async_api import Browser, Page, async_playwright
+from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
 from bot.emulator import SlackEmulator
 from bot.emulator.playground import Playground
@@ -33,7 +33,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SCREENSHOTS = Path(__file__).resolve().parents[4] / "docs" / "screenshots"
-VIEWPORT = {"width": 1200, "height": 760}
+VIEWPORT: ViewportSize = {"width": 1200, "height": 760}
 
 
 def chromium() -> str:

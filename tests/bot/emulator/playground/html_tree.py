@@ -15,6 +15,14 @@ class Element:
     text: str = ""
     children: list[Element] = field(default_factory=list)
 
+    def descendants(self) -> list[Element]:
+        """Every element inside this one, in document order."""
+        found: list[Element] = []
+        for child in self.children:
+            found.append(child)
+            found.extend(child.descendants())
+        return found
+
 
 class _Reader(HTMLParser):
     def __init__(self) -> None:

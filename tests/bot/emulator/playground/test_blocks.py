@@ -50,7 +50,9 @@ def test_a_section_shows_mrkdwn_as_bold_italic_strike_code_and_mentions() -> Non
         {
             "type": "section",
             "block_id": "s",
-            "text": mrkdwn("*Storage* _soon_ ~old~ `db` <@U0ALICE001> <#C0QUESTION> <!subteam^S0REVIEWER>"),
+            "text": mrkdwn(
+                "*Storage* _soon_ ~old~ `db` <@U0ALICE001> <#C0QUESTION> <!subteam^S0REVIEWER>"
+            ),
         }
     )
     assert [e.text for e in find(markup, "b")] == ["Storage"]
@@ -87,7 +89,11 @@ def test_a_section_shows_its_fields_and_its_accessory_beside_the_text() -> None:
 
 def test_a_context_is_a_small_line_of_texts() -> None:
     markup = draw(
-        {"type": "context", "block_id": "c", "elements": [mrkdwn("Needs *1* approval"), plain("v2")]}
+        {
+            "type": "context",
+            "block_id": "c",
+            "elements": [mrkdwn("Needs *1* approval"), plain("v2")],
+        }
     )
     (context,) = find(markup, "div", class_="bk bk-context")
     assert context.text == "Needs 1 approvalv2"
@@ -115,7 +121,12 @@ def test_buttons_in_actions_carry_their_ids_style_and_confirm_dialog() -> None:
                         "deny": plain("Not yet"),
                     },
                 },
-                {"type": "button", "action_id": "sq_pick.0", "style": "danger", "text": plain("Revise")},
+                {
+                    "type": "button",
+                    "action_id": "sq_pick.0",
+                    "style": "danger",
+                    "text": plain("Revise"),
+                },
             ],
         }
     )
@@ -149,7 +160,9 @@ def test_an_overflow_menu_lists_its_options_by_value() -> None:
     )
     (menu,) = find(markup, "details", data_el="overflow")
     assert (menu.attrs["data-block"], menu.attrs["data-action"]) == ("a", "o")
-    assert [(b.text, b.attrs["data-value"]) for b in find(markup, "button", class_="sk-menu-item")] == [
+    assert [
+        (b.text, b.attrs["data-value"]) for b in find(markup, "button", class_="sk-menu-item")
+    ] == [
         ("Edit", "e"),
         ("Delete", "d"),
     ]
@@ -171,7 +184,10 @@ def test_radio_buttons_show_descriptions_and_the_persons_choice() -> None:
     )
     radios = find(markup, "input", type="radio")
     assert [(r.attrs["value"], "checked" in r.attrs) for r in radios] == [("0", False), ("1", True)]
-    assert [e.text for e in find(markup, "label", class_="sk-choice")] == ["Paymentsmoney", "Platform"]
+    assert [e.text for e in find(markup, "label", class_="sk-choice")] == [
+        "Paymentsmoney",
+        "Platform",
+    ]
     assert [e.text for e in find(markup, "label", class_="bk-label")] == ["Which team owns it? "]
 
 
@@ -184,7 +200,11 @@ def test_checkboxes_show_every_option_ticked_as_drafted() -> None:
                 {
                     "type": "checkboxes",
                     "action_id": "pick",
-                    "options": [option("eu-west-1", "0"), option("us-east-1", "1"), option("ap", "2")],
+                    "options": [
+                        option("eu-west-1", "0"),
+                        option("us-east-1", "1"),
+                        option("ap", "2"),
+                    ],
                 }
             ],
         },
@@ -326,7 +346,12 @@ def test_the_plan_review_reads_as_header_question_plan_progress_and_decision_but
             "type": "actions",
             "block_id": "plan",
             "elements": [
-                {"type": "button", "action_id": "sq_approve", "style": "primary", "text": plain("Approve")},
+                {
+                    "type": "button",
+                    "action_id": "sq_approve",
+                    "style": "primary",
+                    "text": plain("Approve"),
+                },
                 {"type": "button", "action_id": "sq_changes", "text": plain("Request changes")},
                 {"type": "button", "action_id": "sq_discuss", "text": plain("Discuss in thread")},
             ],
@@ -376,10 +401,19 @@ def test_hostile_text_in_every_text_slot_stays_text(hostile: str) -> None:
             "block_id": "s",
             "text": mrkdwn(hostile),
             "fields": [mrkdwn(hostile)],
-            "accessory": {"type": "button", "action_id": hostile, "text": plain(hostile), "value": hostile},
+            "accessory": {
+                "type": "button",
+                "action_id": hostile,
+                "text": plain(hostile),
+                "value": hostile,
+            },
         },
         {"type": "context", "block_id": "c", "elements": [mrkdwn(hostile), plain(hostile)]},
-        {"type": "markdown", "block_id": "m", "text": f"# {hostile}\n\n- {hostile}\n\n[{hostile}](javascript:alert(1))"},
+        {
+            "type": "markdown",
+            "block_id": "m",
+            "text": f"# {hostile}\n\n- {hostile}\n\n[{hostile}](javascript:alert(1))",
+        },
         {
             "type": "input",
             "block_id": "i",
@@ -395,7 +429,11 @@ def test_hostile_text_in_every_text_slot_stays_text(hostile: str) -> None:
             "type": "input",
             "block_id": "t",
             "label": plain("x"),
-            "element": {"type": "plain_text_input", "action_id": "a", "placeholder": plain(hostile)},
+            "element": {
+                "type": "plain_text_input",
+                "action_id": "a",
+                "placeholder": plain(hostile),
+            },
         },
         state={"t": {"a": {"type": "plain_text_input", "value": hostile}}},
         errors={"t": hostile},
@@ -405,13 +443,21 @@ def test_hostile_text_in_every_text_slot_stays_text(hostile: str) -> None:
 
 def test_escaped_agent_text_reads_exactly_as_the_agent_wrote_it() -> None:
     # The bot escapes agent text for mrkdwn; the page shows the characters, not markup.
-    markup = draw({"type": "section", "block_id": "s", "text": mrkdwn("&lt;script&gt;alert(1)&lt;/script&gt; &amp;lt;")})
+    markup = draw(
+        {
+            "type": "section",
+            "block_id": "s",
+            "text": mrkdwn("&lt;script&gt;alert(1)&lt;/script&gt; &amp;lt;"),
+        }
+    )
     assert text(markup) == "<script>alert(1)</script> &lt;"
     no_injection(markup)
 
 
 def test_a_broadcast_is_shown_as_slack_shows_it_and_is_only_a_highlighted_word() -> None:
-    markup = draw({"type": "section", "block_id": "s", "text": mrkdwn("hey <!channel> and <!here>")})
+    markup = draw(
+        {"type": "section", "block_id": "s", "text": mrkdwn("hey <!channel> and <!here>")}
+    )
     assert [e.text for e in find(markup, "span", class_="sk-mention sk-broadcast")] == [
         "@channel",
         "@here",
@@ -424,7 +470,9 @@ def test_only_web_and_mail_links_become_links() -> None:
         {
             "type": "section",
             "block_id": "s",
-            "text": mrkdwn("<https://example.com/a?b=1&amp;c=2|docs> <javascript:alert(1)|x> <mailto:a@b.c>"),
+            "text": mrkdwn(
+                "<https://example.com/a?b=1&amp;c=2|docs> <javascript:alert(1)|x> <mailto:a@b.c>"
+            ),
         }
     )
     assert [(a.attrs["href"], a.text) for a in find(markup, "a")] == [
@@ -437,7 +485,15 @@ def test_only_web_and_mail_links_become_links() -> None:
 def test_a_slack_permalink_can_be_sent_into_the_page() -> None:
     names = Names(local_link=lambda url: "/?c=C1&t=1.2" if "/archives/" in url else None)
     markup = render_blocks(
-        [{"type": "section", "block_id": "s", "text": mrkdwn("<https://x.slack.com/archives/C1/p1000000002000000|View in Slack>")}],
+        [
+            {
+                "type": "section",
+                "block_id": "s",
+                "text": mrkdwn("<https://x.slack.com/archives/C1/p1000000002000000|View in Slack>"),
+            }
+        ],
         names,
     )
-    assert [(a.attrs["href"], a.attrs.get("target")) for a in find(markup, "a")] == [("/?c=C1&t=1.2", None)]
+    assert [(a.attrs["href"], a.attrs.get("target")) for a in find(markup, "a")] == [
+        ("/?c=C1&t=1.2", None)
+    ]

@@ -83,9 +83,7 @@ async def test_ticked_checkboxes_and_submit_answer_a_multi_select_question(
     await expect(page.get_by_text("Answered by @alice")).to_be_visible()
 
 
-async def test_a_typed_answer_answers_a_question_without_options(
-    bot: Bot, screen: Screen
-) -> None:
+async def test_a_typed_answer_answers_a_question_without_options(bot: Bot, screen: Screen) -> None:
     asking = bot.ask(NAME, OWNER)
     await bot.posted()
     await screen.open()
@@ -171,7 +169,11 @@ async def test_a_plan_with_changes_requested_returns_the_comment(bot: Bot, scree
     await modal.locator("[data-view-submit]").click()
     assert (await asking).to_wire() == {
         "answers": [
-            {"id": "plan", "selected": [], "custom": "Keep the old table for a week.\nThen drop it."}
+            {
+                "id": "plan",
+                "selected": [],
+                "custom": "Keep the old table for a week.\nThen drop it.",
+            }
         ]
     }
 
@@ -259,15 +261,23 @@ async def test_hostile_agent_text_is_shown_as_text_and_runs_nothing(
             {"label": "<!channel>"},
         ],
     }
-    asking = bot.ask(hostile, {**PLAN, "detail": "# <script>alert(3)</script>\n\n<img src=x onerror=alert(4)>"})
+    asking = bot.ask(
+        hostile, {**PLAN, "detail": "# <script>alert(3)</script>\n\n<img src=x onerror=alert(4)>"}
+    )
     await bot.posted()
     await screen.open()
     page = screen.page
     message = page.locator(".sk-msg").first
     await expect(message).to_contain_text("<script>window.__pwned = 1</script>")
-    await expect(message).to_contain_text('"><img src=x onerror="window.__pwned = 2"> <!channel> please')
+    await expect(message).to_contain_text(
+        '"><img src=x onerror="window.__pwned = 2"> <!channel> please'
+    )
     await expect(page.get_by_text("<script>alert(1)</script>").first).to_be_visible()
-    await expect(page.get_by_text("# <script>alert(3)</script>").or_(page.get_by_text("<script>alert(3)</script>")).first).to_be_visible()
+    await expect(
+        page.get_by_text("# <script>alert(3)</script>")
+        .or_(page.get_by_text("<script>alert(3)</script>"))
+        .first
+    ).to_be_visible()
     assert await page.evaluate("window.__pwned") is None
     assert await page.locator("#app img").count() == 0
     assert await page.locator("#app script").count() == 0

@@ -286,3 +286,32 @@ async def test_hostile_agent_text_is_shown_as_text_and_runs_nothing(
     asking.cancel()
     with pytest.raises(BaseException):  # noqa: B017, PT011
         await asking
+
+
+async def test_other_opens_a_modal_whose_typed_answer_comes_back_as_custom(
+    bot: Bot, screen: Screen
+) -> None:
+    asking = bot.ask(DATABASE)
+    await bot.posted()
+    await screen.open()
+    page = screen.page
+    await page.get_by_role("button", name="Other…").click()
+    modal = page.locator(".sk-modal")
+    await modal.locator("textarea, input.sk-input").first.fill("CockroachDB")
+    await screen.shot("other-modal")
+    await modal.locator("[data-view-submit]").click()
+    assert (await asking).to_wire() == {
+        "answers": [{"id": "database", "selected": [], "custom": "CockroachDB"}]
+    }
+
+
+async def test_a_pick_in_a_long_menu_answers_a_single_select_question(
+    bot: Bot, screen: Screen
+) -> None:
+    options = [{"label": f"region-{n:02d}"} for n in range(30)]
+    asking = bot.ask({"id": "region", "question": "Which region?", "options": options})
+    await bot.posted()
+    await screen.open()
+    menu = screen.page.locator('select[data-el="static_select"]')
+    await menu.select_option(label="region-17")
+    assert (await asking).to_wire() == {"answers": [{"id": "region", "selected": ["region-17"]}]}

@@ -257,19 +257,12 @@ class Page:
     def _message(self, message: Message | Ephemeral, *, in_thread: bool = False) -> str:
         emu = self._emu
         if isinstance(message, Ephemeral):
-            author_id = emu.bot_user_id
-            kind = "ephemeral"
-            state = emu.workspace.draft(
-                self.place.user, message.channel, message.ts, message.blocks
-            )
+            author_id, kind, is_app = emu.bot_user_id, "ephemeral", True
         else:
-            author_id = message.user
-            kind = "message"
-            state = emu.workspace.draft(
-                self.place.user, message.channel, message.ts, message.blocks
-            )
+            author_id, kind, is_app = message.user, "message", message.bot_id is not None
+        # The person's draft of this message's inputs, as the people API keeps it.
+        state = emu.workspace.draft(self.place.user, message.channel, message.ts, message.blocks)
         user = emu.workspace.users.get(author_id)
-        is_app = isinstance(message, Ephemeral) or bool(getattr(message, "bot_id", None))
         author = self._app_name() if is_app else (self._user_name(author_id) or author_id)
         badge = '<span class="sk-badge">APP</span>' if is_app else ""
         when = datetime.fromtimestamp(float(message.ts), UTC).strftime("%H:%M")

@@ -62,9 +62,12 @@ function elementAct(el, fields) {
 
 let drawing = null;
 let again = false;
+let waitingForDialog = false;
 
 async function refresh() {
   if (drawing) { again = true; return drawing; }
+  // A confirmation dialog is open: redraw once it closes, not under the person's pointer.
+  if (document.querySelector("dialog[open]")) { waitingForDialog = true; return; }
   drawing = (async () => {
     do {
       again = false;
@@ -130,6 +133,11 @@ function settle() {
     }
   }
 }
+
+// A dialog closes by its buttons or by Escape; either way, draw what came meanwhile.
+document.addEventListener("close", (event) => {
+  if (event.target.matches("dialog") && waitingForDialog) { waitingForDialog = false; refresh(); }
+}, true);
 
 // What people do ----------------------------------------------------------------------
 

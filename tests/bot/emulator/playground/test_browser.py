@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import expect
 
-from provider import ErrorCode, UserQuestionError
+from provider import Agent, ErrorCode, UserQuestionError
 
 from ...harness import ALICE, BOB, Bot
 from .conftest import Screen
@@ -60,6 +60,40 @@ async def test_a_click_on_an_option_button_answers_a_single_select_question(
     assert (await asking).to_wire() == {"answers": [{"id": "database", "selected": ["SQLite"]}]}
     await expect(screen.page.get_by_text("Answered by @alice")).to_be_visible()
     await screen.shot("single-select-answered")
+
+
+async def test_an_agents_question_is_answered_in_its_thread(bot: Bot, screen: Screen) -> None:
+    agent = Agent("planner-7", name="Release planner")
+    bot.agents.enter(agent)
+    asking = bot.ask(DATABASE, agent=agent)
+    await bot.posted()
+    await screen.open()
+    page = screen.page
+    await page.get_by_role("link", name="1 reply").click()
+    thread = page.locator(".sk-thread")
+    await expect(thread).to_contain_text("Release planner")
+    await screen.shot("agent-thread")
+    await thread.get_by_role("button", name="SQLite", exact=True).click()
+    assert (await asking).to_wire() == {"answers": [{"id": "database", "selected": ["SQLite"]}]}
+    await expect(thread.get_by_text("Answered by @alice")).to_be_visible()
+
+
+async def test_a_reply_in_the_thread_answers_a_lone_text_question(bot: Bot, screen: Screen) -> None:
+    agent = Agent("namer", name="Naming agent")
+    bot.agents.enter(agent)
+    asking = bot.ask(NAME, agent=agent)
+    await bot.posted()
+    await screen.open()
+    page = screen.page
+    await page.get_by_role("link", name="1 reply").click()
+    reply = page.locator(".sk-thread .sk-composer textarea")
+    await reply.fill("billing-core")
+    await reply.press("Enter")
+    assert (await asking).to_wire() == {
+        "answers": [{"id": "name", "selected": [], "custom": "billing-core"}]
+    }
+    await expect(page.locator(".sk-thread")).to_contain_text("Answered by @alice")
+    await screen.shot("thread-reply")
 
 
 async def test_ticked_checkboxes_and_submit_answer_a_multi_select_question(

@@ -55,11 +55,28 @@ class _Draw:
 
     def block(self, block: Json) -> str:
         kind = str(block.get("type", ""))
-        draw = getattr(self, f"_{kind}", None)
-        if draw is None or kind.startswith("_"):
+        draw = {
+            "header": self._header,
+            "section": self._section,
+            "context": self._context,
+            "divider": self._divider,
+            "actions": self._actions,
+            "input": self._input,
+            "markdown": self._markdown,
+            "image": self._image,
+            "rich_text": self._rich_text,
+        }.get(kind)
+        if draw is None:
             return f'<div class="bk bk-unknown">[{html.escape(kind)} block]</div>'
-        inner: str = draw(block)
-        return inner
+        try:
+            return draw(block)
+        except (AttributeError, TypeError, ValueError) as error:
+            # A block the app sent in a shape Slack would refuse (the emulator records that
+            # as a violation): say so in its place, and keep drawing the rest of the page.
+            problem = html.escape(f"{type(error).__name__}: {error}")
+            return (
+                f'<div class="bk bk-unknown">[{html.escape(kind)} block not shown: {problem}]</div>'
+            )
 
     def _header(self, block: Json) -> str:
         return f'<div class="bk bk-header">{plain(block.get("text"))}</div>'

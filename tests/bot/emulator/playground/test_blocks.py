@@ -363,8 +363,9 @@ def test_the_plan_review_reads_as_header_question_plan_progress_and_decision_but
     )
 
 
-def test_an_unknown_block_is_named_not_dropped() -> None:
-    assert text(draw({"type": "video", "block_id": "v"})) == "[video block]"
+@pytest.mark.parametrize("kind", ["video", "entry", "_header", "<b>"])
+def test_an_unknown_block_is_named_not_dropped(kind: str) -> None:
+    assert text(draw({"type": kind, "block_id": "v"})) == f"[{kind} block]"
 
 
 # hostile agent text -------------------------------------------------------------------------
@@ -497,3 +498,14 @@ def test_a_slack_permalink_can_be_sent_into_the_page() -> None:
     assert [(a.attrs["href"], a.attrs.get("target")) for a in find(markup, "a")] == [
         ("/?c=C1&t=1.2", None)
     ]
+
+
+def test_a_malformed_block_is_reported_in_its_place_and_the_rest_is_drawn() -> None:
+    markup = draw(
+        {"type": "section", "block_id": "s", "text": "not a text object"},
+        {"type": "divider", "block_id": "d"},
+    )
+    assert text(markup) == (
+        "[section block not shown: AttributeError: 'str' object has no attribute 'get']"
+    )
+    assert len(find(markup, "hr")) == 1

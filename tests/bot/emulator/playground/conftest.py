@@ -4,6 +4,11 @@ playground served over the emulator, and the real Slack provider answering.
 The network is closed here, so Playwright's own browser download is never used: tests launch
 the system Chromium by path. Without one they skip — unless `CI` is set, where a missing
 browser is a failure.
+
+Chromium starts once per session (it takes seconds on a loaded machine); each test gets its
+own browser context, emulator, bot and playground. Playwright's objects belong to the event
+loop that made them, so these fixtures, and the tests using them, run in the session's loop
+(`pytestmark = pytest.mark.asyncio(loop_scope="session")` in each test module).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+import pytest_asyncio
 from playwright.async_api import Browser, Page, ViewportSize, async_playwright
 
 from bot.emulator import SlackEmulator
@@ -65,20 +71,20 @@ class Screen:
         await self.page.screenshot(path=SCREENSHOTS / f"{name}.png")
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def emu() -> AsyncIterator[SlackEmulator]:
     async with new_emulator() as emulator:
         yield emulator
     assert emulator.violations == []
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def bot(emu: SlackEmulator) -> AsyncIterator[Bot]:
     async with running_bot(emu) as running:
         yield running
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
 async def browser() -> AsyncIterator[Browser]:
     path = chromium()
     async with async_playwright() as playwright:
@@ -89,7 +95,7 @@ async def browser() -> AsyncIterator[Browser]:
             await launched.close()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def playground(bot: Bot) -> AsyncIterator[Playground]:
     served = Playground(bot.emu, person=ALICE)
     await served.start()
@@ -99,7 +105,7 @@ async def playground(bot: Bot) -> AsyncIterator[Playground]:
         await served.close()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def screen(browser: Browser, playground: Playground) -> AsyncIterator[Screen]:
     context = await browser.new_context(viewport=VIEWPORT)
     page = await context.new_page()

@@ -12,6 +12,9 @@ from provider import Agent, ErrorCode, UserQuestionError
 from ...harness import ALICE, BOB, Bot
 from .conftest import Screen
 
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
 DATABASE = {
     "id": "database",
     "header": "Storage",

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 
 import aiohttp
 import pytest
+import pytest_asyncio
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.emulator import SlackEmulator
@@ -17,7 +18,10 @@ from ...harness import ALICE, BOB, CHANNEL, OTHER_CHANNEL, TOKEN
 from .html_tree import find, text
 
 
-@pytest.fixture
+pytestmark = pytest.mark.asyncio(loop_scope="session")
+
+
+@pytest_asyncio.fixture(loop_scope="session")
 async def served(emu: SlackEmulator) -> AsyncIterator[Playground]:
     playground = Playground(emu, person=ALICE)
     await playground.start()
@@ -27,7 +31,7 @@ async def served(emu: SlackEmulator) -> AsyncIterator[Playground]:
         await playground.close()
 
 
-@pytest.fixture
+@pytest_asyncio.fixture(loop_scope="session")
 async def http() -> AsyncIterator[aiohttp.ClientSession]:
     async with aiohttp.ClientSession() as session:
         yield session

@@ -17,7 +17,6 @@ from bot.emulator.playground import Playground
 from ...harness import ALICE, BOB, CHANNEL, OTHER_CHANNEL, TOKEN
 from .html_tree import find, text
 
-
 pytestmark = pytest.mark.asyncio(loop_scope="session")
 
 

@@ -40,7 +40,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .offline.run import run_offline
 
         return asyncio.run(
-            _until_signalled(lambda stop: run_offline(config, stop, demo=not args.no_demo))
+            _until_signalled(
+                lambda stop: run_offline(
+                    config, stop, demo=not args.no_demo, browser=not args.no_browser
+                )
+            )
         )
     return asyncio.run(_until_signalled(lambda stop: _serve(config, stop)))
 

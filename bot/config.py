@@ -72,6 +72,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--no-demo", action="store_true", help="offline: do not start the demo agent"
     )
+    parser.add_argument(
+        "--no-browser", action="store_true", help="offline: terminal only, no playground page"
+    )
     return parser.parse_args(list(argv))
 
 

@@ -11,8 +11,11 @@ class Changes:
 
     def __init__(self) -> None:
         self._waiters: set[asyncio.Future[None]] = set()
+        self.version = 0
+        """How many changes there have been: a watcher compares it to what it last saw."""
 
     def notify(self) -> None:
+        self.version += 1
         for waiter in self._waiters:
             if not waiter.done():
                 waiter.set_result(None)

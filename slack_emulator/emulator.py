@@ -215,6 +215,12 @@ class SlackEmulator:
     def deliveries(self) -> list[Delivery]:
         return self._core.recorder.deliveries
 
+    @property
+    def version(self) -> int:
+        """Grows whenever the emulator records or stores anything: a page that shows the
+        workspace (the playground) re-renders when it moved, with `wait_for`."""
+        return self._core.changes.version
+
     async def wait_for(
         self, predicate: Callable[[], bool], *, within: float = 5.0, what: str = "a condition"
     ) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from provider import AgentRegistry, UserQuestionService
 from slack_emulator import SlackEmulator, seed_workspace
+from slack_emulator.playground import Playground
 from slack_emulator.terminal import Terminal
 
 from ..config import Config, Mode
@@ -20,8 +21,10 @@ from .demo import run_demo
 YOU = "U0YOU00001"
 
 
-async def run_offline(config: Config, stop: asyncio.Event, *, demo: bool = True) -> int:
-    """Run until `stop` is set; returns the exit code."""
+async def run_offline(
+    config: Config, stop: asyncio.Event, *, demo: bool = True, browser: bool = True
+) -> int:
+    """Run until `stop` is set; returns the exit code. `browser`: also serve the playground."""
     emu = SlackEmulator(
         signing_secret=config.slack.signing_secret,
         bot_token=config.slack.bot_token,
@@ -49,10 +52,23 @@ async def run_offline(config: Config, stop: asyncio.Event, *, demo: bool = True)
             await emu.stop()
             raise
         emu.request_url = f"{server.url}/slack/events"
+        playground = Playground(emu, person=YOU) if browser else None
+        if playground is not None:
+            try:
+                await playground.start(host=config.host, port=0)
+            except BaseException:
+                await server.close()
+                await emu.stop()
+                raise
         print(
             f"Offline: a local Slack emulator stands in for Slack ({emu.api_url}).\n"
             f"You are @you in #agent-questions. The service listens on {server.url}"
             + (" (relay at /v1)." if config.relay_token else ".")
+            + (
+                f"\nPlayground: {playground.url} — the workspace in your browser, as Slack shows it."
+                if playground is not None
+                else ""
+            )
             + "\nType h for help, Ctrl-C to stop.\n",
             flush=True,
         )
@@ -76,6 +92,8 @@ async def run_offline(config: Config, stop: asyncio.Event, *, demo: bool = True)
                     await task
             dispose()
             transport.close()
+            if playground is not None:
+                await playground.close()
             await server.close()
             await emu.stop()
     return 0

@@ -145,3 +145,7 @@ def test_every_problem_is_reported_at_once() -> None:
 
 def test_a_port_out_of_range_is_refused() -> None:
     assert "--port must be between 0 and 65535, not 70000" in problems(HTTP, "--port", "70000")
+
+
+def test_offline_serves_the_playground_unless_no_browser_is_given() -> None:
+    assert (parse_args([]).no_browser, parse_args(["--no-browser"]).no_browser) == (False, True)

@@ -9,6 +9,10 @@ import signal
 import sys
 from pathlib import Path
 
+import aiohttp
+
+from tests.slack_emulator.playground.html_tree import find
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -54,3 +58,95 @@ async def test_offline_mode_runs_the_demo_and_the_person_answers_at_the_terminal
             proc.send_signal(signal.SIGTERM)
         code = await asyncio.wait_for(proc.wait(), 30)
     assert code == 0, "".join(seen)
+
+
+async def test_offline_mode_serves_the_relay_and_the_playground_answers_its_asks() -> None:
+    # An agent outside the process asks through the relay; a person answers on the playground
+    # page (its /act endpoint, as the page's script does); the relay returns the answer.
+    token = "offline-relay-token-0123456789"
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(ROOT),
+        "NO_COLOR": "1",
+        "SLACK_QUESTIONS_RELAY_TOKEN": token,
+    }
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "--port",
+        "0",
+        "--no-demo",
+        cwd=ROOT,
+        env=env,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    assert proc.stdout is not None
+    seen: list[str] = []
+    try:
+        listening = await read_until(proc.stdout, "The service listens on", seen)
+        assert listening.rstrip().endswith("(relay at /v1).")
+        service = listening.split("listens on ", 1)[1].split(" ", 1)[0]
+        banner = await read_until(proc.stdout, "Playground: ", seen)
+        playground = banner.split("Playground: ", 1)[1].split(" ", 1)[0]
+        auth = {"Authorization": f"Bearer {token}"}
+        async with aiohttp.ClientSession() as http:
+            created = await http.post(
+                f"{service}/v1/asks",
+                headers=auth,
+                json={
+                    "idempotency_key": "offline-relay-1",
+                    "questions": [
+                        {
+                            "id": "go",
+                            "question": "Deploy now?",
+                            "options": [{"label": "Yes"}, {"label": "No"}],
+                        }
+                    ],
+                },
+            )
+            assert created.status == 201, await created.text()
+            ask_id = (await created.json())["id"]
+            button = await _button_on_page(http, playground, "No")
+            acted = await http.post(
+                f"{playground}act",
+                json={"user": "U0YOU00001", "do": "click", **button},
+            )
+            assert await acted.json() == {"delivered": True, "acked": True, "status": 200}
+            answered = await http.get(f"{service}/v1/asks/{ask_id}?wait=10", headers=auth)
+            body = await answered.json()
+        assert (body["state"], body["answer"]) == (
+            "answered",
+            {"answers": [{"id": "go", "selected": ["No"]}]},
+        )
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+        code = await asyncio.wait_for(proc.wait(), 30)
+    assert code == 0, "".join(seen)
+
+
+async def _button_on_page(
+    http: aiohttp.ClientSession, playground: str, label: str
+) -> dict[str, object]:
+    """The act fields of the button labelled `label`, read from the page as soon as it shows
+    it: the page is re-read on each of the playground's live-update events."""
+    async with http.get(f"{playground}events") as events:
+        while True:
+            page = await (await http.get(playground)).text()
+            for surface in find(page, "div", data_kind="message"):
+                for button in surface.descendants():
+                    if button.tag == "button" and button.text == label:
+                        return {
+                            "surface": {
+                                "kind": "message",
+                                "channel": surface.attrs["data-channel"],
+                                "id": surface.attrs["data-id"],
+                            },
+                            "block_id": button.attrs["data-block"],
+                            "action_id": button.attrs["data-action"],
+                        }
+            while not (await asyncio.wait_for(events.content.readline(), 30)).startswith(b"data:"):
+                pass

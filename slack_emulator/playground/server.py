@@ -1,0 +1,165 @@
+"""The playground's HTTP server: the page, its live updates and the acts the page posts.
+
+    GET  /            the page (`?as=U…&c=C…&t=<thread ts>` or `&tab=home`); `&partial=1`
+                      returns only what goes inside `#app`, for live updates
+    GET  /events      server-sent events: `data: <version>` whenever the emulator changed
+    POST /act         one `Act` as JSON → `ActResult`, or `{"error": …}` with 400/404/415
+    GET  /static/…    the stylesheet and the one hand-written script
+
+Acts must be `application/json`: a browser sends that cross-origin only after a CORS
+preflight this server never answers, so another web page cannot act as you.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from pathlib import Path
+from typing import Final
+
+from aiohttp import web
+from pydantic import ValidationError
+
+from slack_emulator import SlackEmulator
+from slack_emulator.playground.acts import ACT, perform
+from slack_emulator.playground.pages import Page, PageError, Place
+
+STATIC: Final = Path(__file__).with_name("static")
+_KEEP_ALIVE: Final = 15.0
+"""Seconds between SSE comments, so proxies and the browser keep the stream open."""
+_ACT_BODY_LIMIT: Final = 64 * 1024
+
+
+class Playground:
+    """The emulated workspace in a browser: `await Playground(emu, person=…).start()`, then
+    open `playground.url`; `await playground.close()` ends live streams and the server."""
+
+    def __init__(self, emu: SlackEmulator, *, person: str) -> None:
+        self._emu = emu
+        self._person = person
+        self._runner: web.AppRunner | None = None
+        self._url: str | None = None
+        self._streams: set[asyncio.Task[object]] = set()
+
+    @property
+    def url(self) -> str:
+        if self._url is None:
+            raise RuntimeError("the playground is not running; await playground.start() first")
+        return self._url
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        """Serve on `host:port` (port 0: any free port)."""
+        if self._runner is not None:
+            raise RuntimeError("the playground is already running")
+        app = web.Application(client_max_size=_ACT_BODY_LIMIT)
+        app.router.add_get("/", self._page)
+        app.router.add_get("/events", self._events)
+        app.router.add_post("/act", self._act)
+        app.router.add_static("/static/", STATIC, append_version=False)
+        runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
+        await runner.setup()
+        try:
+            await web.TCPSite(runner, host, port).start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        bound_host, bound_port = runner.addresses[0][:2]
+        self._runner = runner
+        self._url = f"http://{bound_host}:{bound_port}/"
+
+    async def close(self) -> None:
+        """End the live streams, then the server; idempotent."""
+        runner, self._runner = self._runner, None
+        self._url = None
+        for stream in list(self._streams):
+            stream.cancel()
+        for stream in list(self._streams):
+            with contextlib.suppress(asyncio.CancelledError):
+                await stream
+        if runner is not None:
+            await runner.cleanup()
+
+    # routes -----------------------------------------------------------------------------
+
+    async def _page(self, request: web.Request) -> web.Response:
+        query = request.query
+        place = Place(
+            user=query.get("as") or self._person,
+            channel=query.get("c") or None,
+            thread=query.get("t") or None,
+            home=query.get("tab") == "home",
+        )
+        try:
+            page = Page(self._emu, place)
+        except PageError as error:
+            return web.Response(status=404, text=f"{error}\n", content_type="text/plain")
+        if query.get("partial") == "1":
+            return web.Response(
+                text=page.app(),
+                content_type="text/html",
+                headers={"X-Version": str(self._emu.version), "Cache-Control": "no-store"},
+            )
+        return web.Response(
+            text=page.document(), content_type="text/html", headers={"Cache-Control": "no-store"}
+        )
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        task = asyncio.current_task()
+        assert task is not None  # an aiohttp handler always runs in a task
+        self._streams.add(task)
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store"}
+        )
+        try:
+            await response.prepare(request)
+            await response.write(f"retry: 1000\ndata: {self._emu.version}\n\n".encode())
+            while True:
+                seen = self._emu.version
+                moved = await self._changed_since(seen)
+                if moved:
+                    await response.write(f"data: {self._emu.version}\n\n".encode())
+                else:
+                    await response.write(b": keep-alive\n\n")
+        except ConnectionResetError:
+            return response  # the page went away
+        finally:
+            self._streams.discard(task)
+
+    async def _changed_since(self, seen: int) -> bool:
+        """Wait for the emulator to move past `seen`: True when it did, False after a quiet
+        keep-alive period."""
+        try:
+            await self._emu.wait_for(
+                lambda: self._emu.version != seen, within=_KEEP_ALIVE, what="a change to show"
+            )
+        except TimeoutError:
+            return False
+        return True
+
+    async def _act(self, request: web.Request) -> web.Response:
+        if request.content_type != "application/json":
+            return _error(415, "acts are JSON: send Content-Type: application/json")
+        try:
+            act = ACT.validate_json(await request.read())
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}"
+                for e in error.errors()
+            )
+            return _error(400, f"not an act the page can do: {problems}")
+        try:
+            result = await perform(self._emu, act)
+        except LookupError as error:
+            return _error(404, str(error).strip("'\""))
+        except ValueError as error:
+            return _error(400, str(error))
+        return web.json_response(result.model_dump())
+
+
+def _error(status: int, message: str) -> web.Response:
+    return web.Response(
+        status=status,
+        text=json.dumps({"error": message}),
+        content_type="application/json",
+    )

@@ -5,7 +5,7 @@ Imports only the emulator's public names (`slack_emulator`). See README.md besid
 """
 
 from slack_emulator.playground.blocks import render_blocks
+from slack_emulator.playground.http_app import Playground
 from slack_emulator.playground.mrkdwn import Names
-from slack_emulator.playground.server import Playground
 
 __all__ = ["Names", "Playground", "render_blocks"]

@@ -16,7 +16,7 @@ import html
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, TypeAlias
 
-from slack_emulator.playground.markdown import markdown
+from slack_emulator.playground.markdown_html import markdown
 from slack_emulator.playground.mrkdwn import Names, emoji, mrkdwn, plain
 
 Json: TypeAlias = Mapping[str, Any]

@@ -81,6 +81,7 @@ def test_bot_uses_the_emulator_only_in_its_offline_glue_and_never_its_manual_clo
         "offline/run.py": {
             "slack_emulator.SlackEmulator",
             "slack_emulator.seed_workspace",
+            "slack_emulator.playground.Playground",
             "slack_emulator.terminal.Terminal",
         }
     }

@@ -20,7 +20,12 @@ Runner = Callable[[asyncio.Event], Awaitable[int]]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the process exit code (2: cannot start)."""
-    args = parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["mcp"]:
+        from .mcp_main import main as mcp_main
+
+        return mcp_main(argv[1:])
+    args = parse_args(argv)
     logging.basicConfig(
         level=os.environ.get("LOG_LEVEL", "INFO").upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",

@@ -13,7 +13,7 @@ import asyncio
 import hashlib
 import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass
 
 from provider import AbortController, AbortSignal
@@ -21,7 +21,7 @@ from provider.tool import ToolResult
 
 log = logging.getLogger(__name__)
 
-Start = Callable[[AbortSignal], Awaitable[ToolResult]]
+Start = Callable[[AbortSignal], Coroutine[object, object, ToolResult]]
 
 
 def call_key(agent_id: str, arguments: Mapping[str, object]) -> str:

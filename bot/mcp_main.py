@@ -85,7 +85,9 @@ def parse_mcp_args(argv: Sequence[str]) -> McpArgs:
 def _host_port(value: str) -> tuple[str, int]:
     host, _, port = value.rpartition(":")
     if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise argparse.ArgumentTypeError(f"expected HOST:PORT such as 127.0.0.1:8765, not {value!r}")
+        raise argparse.ArgumentTypeError(
+            f"expected HOST:PORT such as 127.0.0.1:8765, not {value!r}"
+        )
     return host.strip("[]"), int(port)
 
 

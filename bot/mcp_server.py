@@ -23,6 +23,7 @@ from pydantic import Field
 
 from provider import (
     AgentRegistry,
+    AskUserQuestionRequest,
     RelayProvider,
     UserQuestionError,
     UserQuestionService,
@@ -125,7 +126,9 @@ class QuestionDesk:
 
     # --- the tools ------------------------------------------------------------------------
 
-    async def ask_user_question(self, ctx: Context[Any, Any], questions: Any = None) -> CallToolResult:
+    async def ask_user_question(
+        self, ctx: Context[Any, Any], questions: Any = None
+    ) -> CallToolResult:
         """Ask and wait for the answer, with progress; cancelling the call withdraws the ask."""
         agent = self._sessions.agent_for(ctx)
         arguments = {"questions": questions}
@@ -191,7 +194,7 @@ class QuestionDesk:
 
     # --- helpers --------------------------------------------------------------------------
 
-    async def _start(self, request: Any, key: str) -> AskView:
+    async def _start(self, request: AskUserQuestionRequest, key: str) -> AskView:
         # The relay's idempotency key is `mcp/<call key>/<n>`: the same start while its ask is
         # pending returns that ask; once it has settled, the same start asks anew (n + 1).
         occurrence = self._occurrences.get(key, 0)
@@ -201,7 +204,9 @@ class QuestionDesk:
             view = await self._relay.start(request, idempotency_key=f"mcp/{key}/{occurrence + 1}")
         return view
 
-    async def _with_progress(self, task: asyncio.Task[ToolResult], ctx: Context[Any, Any]) -> ToolResult:
+    async def _with_progress(
+        self, task: asyncio.Task[ToolResult], ctx: Context[Any, Any]
+    ) -> ToolResult:
         loop = asyncio.get_running_loop()
         started = loop.time()
         while True:
@@ -224,7 +229,9 @@ def _state_of(view: AskView) -> dict[str, object]:
 
 def _json_result(body: Mapping[str, object]) -> CallToolResult:
     text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=dict(body))
+    return CallToolResult(
+        content=[TextContent(type="text", text=text)], structured_content=dict(body)
+    )
 
 
 def _tool_result(result: ToolResult) -> CallToolResult:

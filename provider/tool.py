@@ -129,7 +129,6 @@ class AskUserQuestionTool:
             return ToolResult(f"Error: {error.message}", ToolError(error.name, error.code))
         return ToolResult(json.dumps(answer.to_wire(), ensure_ascii=False, separators=(",", ":")))
 
-
     def request_of(
         self,
         args: Mapping[str, object] | str,

@@ -24,7 +24,7 @@ async def test_the_same_call_again_while_pending_joins_the_posted_ask(
         # The client lost the first call's stream and sends the call again.
         joined = asyncio.Event()
 
-        async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
             joined.set()  # the call's handler has joined (or posted) by its first progress
 
         again = asyncio.create_task(
@@ -34,7 +34,9 @@ async def test_the_same_call_again_while_pending_joins_the_posted_ask(
         await emu.person(ALICE).click(message, text="Postgres")
         # A second ask of its own would still be pending: this gather would never end.
         results = await asyncio.wait_for(asyncio.gather(first, again), 10)
-    assert [texts(r) for r in results] == [['{"answers":[{"id":"db","selected":["Postgres"]}]}']] * 2
+    assert [texts(r) for r in results] == [
+        ['{"answers":[{"id":"db","selected":["Postgres"]}]}']
+    ] * 2
     assert len(await server.store.recent()) == 1
     assert len(ask_posts(emu)) == 1
 
@@ -46,9 +48,7 @@ async def test_once_answered_the_same_call_asks_again(
         for n, label in ((1, "SQLite"), (2, "Postgres")):
             asking = asyncio.create_task(mcp.call_tool(NAME, {"questions": [DB]}))
             await emu.person(ALICE).click(await posted(emu, n), text=label)
-            assert texts(await asking) == [
-                f'{{"answers":[{{"id":"db","selected":["{label}"]}}]}}'
-            ]
+            assert texts(await asking) == [f'{{"answers":[{{"id":"db","selected":["{label}"]}}]}}']
 
 
 def test_the_key_is_the_agent_and_a_digest_of_the_arguments_in_any_key_order() -> None:

@@ -87,7 +87,9 @@ async def send(proc: asyncio.subprocess.Process, message: Mapping[str, Any]) -> 
     await proc.stdin.drain()
 
 
-async def until_response(proc: asyncio.subprocess.Process, request_id: int, lines: list[bytes]) -> None:
+async def until_response(
+    proc: asyncio.subprocess.Process, request_id: int, lines: list[bytes]
+) -> None:
     assert proc.stdout is not None
     while True:
         line = await asyncio.wait_for(proc.stdout.readline(), 20)
@@ -97,9 +99,7 @@ async def until_response(proc: asyncio.subprocess.Process, request_id: int, line
             return
 
 
-async def test_stdout_carries_nothing_but_json_rpc(
-    service: Process, emu: SlackEmulator
-) -> None:
+async def test_stdout_carries_nothing_but_json_rpc(service: Process, emu: SlackEmulator) -> None:
     proc = await spawn_mcp(relay_env(service) | {"LOG_LEVEL": "DEBUG"})
     raw: list[bytes] = []
     await send(
@@ -130,7 +130,8 @@ async def test_stdout_carries_nothing_but_json_rpc(
     )
     await emu.person(ALICE).click(await posted(emu), text="Postgres")
     await until_response(proc, 2, raw)
-    assert proc.stdin is not None and proc.stdout is not None
+    assert proc.stdin is not None
+    assert proc.stdout is not None
     proc.stdin.close()  # the client leaves: the server ends
     raw.extend((await asyncio.wait_for(proc.stdout.read(), 20)).splitlines(keepends=True))
     assert await asyncio.wait_for(proc.wait(), 20) == 0

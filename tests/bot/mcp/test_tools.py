@@ -26,7 +26,12 @@ def client(desk: QuestionDesk, era: str, name: str = "claude-code") -> Client:
 async def test_the_tool_list_has_the_seams_tool_exactly(desk: QuestionDesk, era: str) -> None:
     async with client(desk, era) as mcp:
         tools = {tool.name: tool for tool in (await mcp.list_tools()).tools}
-    assert sorted(tools) == ["ask_user_question", "get_answer", "start_question", "withdraw_question"]
+    assert sorted(tools) == [
+        "ask_user_question",
+        "get_answer",
+        "start_question",
+        "withdraw_question",
+    ]
     assert tools[NAME].description == DESCRIPTION
     assert tools[NAME].input_schema == PARAMETERS
 
@@ -46,12 +51,12 @@ async def test_an_answered_ask_returns_the_exact_compact_json(
 async def test_progress_arrives_while_waiting_for_people(
     desk: QuestionDesk, emu: SlackEmulator, era: str
 ) -> None:
-    progress: list[tuple[float, str | None]] = []
+    seen: list[tuple[float, str | None]] = []
     several = asyncio.Event()
 
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        progress.append((value, message))
-        if len(progress) >= 3:
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, message))
+        if len(seen) >= 3:
             several.set()
 
     async with client(desk, era) as mcp:
@@ -62,9 +67,9 @@ async def test_progress_arrives_while_waiting_for_people(
         await asyncio.wait_for(several.wait(), 10)
         await emu.person(ALICE).click(message, text="Postgres")
         await asking
-    values = [value for value, _ in progress]
+    values = [value for value, _ in seen]
     assert values == sorted(values)
-    assert progress[0][1] == "waiting for an answer in #agent-questions (0 s)"
+    assert seen[0][1] == "waiting for an answer in #agent-questions (0 s)"
 
 
 async def test_a_cancelled_call_withdraws_the_message_and_aborts_the_ask(
@@ -102,7 +107,10 @@ async def test_start_get_and_withdraw_round_trip(
         await emu.person(ALICE).click(message, text="Postgres")
         answered = await waiting
         late = await mcp.call_tool("withdraw_question", {"ask_id": ask_id})
-    expected = {"state": "answered", "answer": {"answers": [{"id": "db", "selected": ["Postgres"]}]}}
+    expected = {
+        "state": "answered",
+        "answer": {"answers": [{"id": "db", "selected": ["Postgres"]}]},
+    }
     assert answered.structured_content == expected
     assert texts(answered) == [json.dumps(expected, separators=(",", ":"))]
     assert late.structured_content == expected  # the answer came first and stands
@@ -169,7 +177,9 @@ async def test_arguments_outside_the_schema_are_a_tool_error_saying_what_is_wron
     async with client(desk, era) as mcp:
         result = await mcp.call_tool("start_question", {"questions": [{"id": "q"}]})
     assert result.is_error is True
-    assert texts(result) == ["Error: invalid ask_user_question arguments: questions.0.question: Field required"]
+    assert texts(result) == [
+        "Error: invalid ask_user_question arguments: questions.0.question: Field required"
+    ]
     assert result.structured_content is not None
     assert result.structured_content["error"]["code"] == "INVALID_ARGUMENTS"
 

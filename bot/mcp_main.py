@@ -16,8 +16,9 @@ import logging
 import os
 import re
 import secrets
+import signal
 import sys
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -193,6 +194,7 @@ def main(argv: Sequence[str]) -> int:
 async def _serve(target: Target, args: McpArgs, agent_name: str | None) -> int:
     from .mcp_server import DeskOptions, QuestionDesk
 
+    signalled = False
     async with contextlib.AsyncExitStack() as stack:
         # Nothing that starts up may reach stdout: on stdio it is the client's JSON-RPC.
         with contextlib.redirect_stdout(sys.stderr):
@@ -205,9 +207,35 @@ async def _serve(target: Target, args: McpArgs, agent_name: str | None) -> int:
             QuestionDesk(relay, DeskOptions(agent_name=agent_name, where=where))
         )
         if args.http is None:
-            await desk.server.run_stdio_async()
+            signalled = await _until_signalled(desk.server.run_stdio_async())
         else:
             host, port = args.http
             print(f"slack-questions MCP server at http://{host}:{port}/mcp", file=sys.stderr)
             await desk.server.run_streamable_http_async(host=host, port=port)
+    if signalled:
+        # Pending asks are withdrawn and everything is closed; only the transport's stdin
+        # reader is left, blocked in a thread no cancellation reaches until stdin closes.
+        sys.stderr.flush()
+        os._exit(0)
     return 0
+
+
+async def _until_signalled(serving: Coroutine[object, object, None]) -> bool:
+    """Serve until the client leaves (False) or SIGTERM/SIGINT arrives (True)."""
+    task = asyncio.ensure_future(serving)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({task, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+    if task.done():
+        task.result()
+        return False
+    task.cancel()
+    return True

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
@@ -99,9 +100,7 @@ async def until_response(
             return
 
 
-async def test_stdout_carries_nothing_but_json_rpc(service: Process, emu: SlackEmulator) -> None:
-    proc = await spawn_mcp(relay_env(service) | {"LOG_LEVEL": "DEBUG"})
-    raw: list[bytes] = []
+async def initialize(proc: asyncio.subprocess.Process, raw: list[bytes]) -> None:
     await send(
         proc,
         {
@@ -116,6 +115,12 @@ async def test_stdout_carries_nothing_but_json_rpc(service: Process, emu: SlackE
     )
     await until_response(proc, 1, raw)
     await send(proc, {"method": "notifications/initialized"})
+
+
+async def test_stdout_carries_nothing_but_json_rpc(service: Process, emu: SlackEmulator) -> None:
+    proc = await spawn_mcp(relay_env(service) | {"LOG_LEVEL": "DEBUG"})
+    raw: list[bytes] = []
+    await initialize(proc, raw)
     await send(
         proc,
         {
@@ -161,3 +166,19 @@ async def test_with_nowhere_to_ask_it_exits_2_listing_what_to_set_and_stdout_sta
         "SLACK_QUESTIONS_CHANNEL",
     ):
         assert name in text
+
+
+async def test_sigterm_withdraws_the_pending_ask_and_exits_0(
+    service: Process, emu: SlackEmulator
+) -> None:
+    proc = await spawn_mcp(relay_env(service))
+    await initialize(proc, [])
+    call = {"name": NAME, "arguments": {"questions": [DB]}}
+    await send(proc, {"id": 2, "method": "tools/call", "params": call})
+    message = await posted(emu)
+    proc.send_signal(signal.SIGTERM)
+    assert await asyncio.wait_for(proc.wait(), 20) == 0
+    await emu.wait_for(
+        lambda: "Withdrawn" in str(emu.message(CHANNEL, message.ts).blocks[-1]),
+        what="the withdrawn message",
+    )

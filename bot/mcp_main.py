@@ -18,7 +18,7 @@ import re
 import secrets
 import signal
 import sys
-from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -211,13 +211,28 @@ async def _serve(target: Target, args: McpArgs, agent_name: str | None) -> int:
         else:
             host, port = args.http
             print(f"slack-questions MCP server at http://{host}:{port}/mcp", file=sys.stderr)
-            await desk.server.run_streamable_http_async(host=host, port=port)
+            # uvicorn shuts down gracefully on SIGTERM/SIGINT, then raises the signal again
+            # for the handler it found: ours, so the process lives on to withdraw and close.
+            with _signals_absorbed():
+                await desk.server.run_streamable_http_async(host=host, port=port)
     if signalled:
         # Pending asks are withdrawn and everything is closed; only the transport's stdin
         # reader is left, blocked in a thread no cancellation reaches until stdin closes.
         sys.stderr.flush()
         os._exit(0)
     return 0
+
+
+@contextlib.contextmanager
+def _signals_absorbed() -> Iterator[None]:
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, lambda: None)
+    try:
+        yield
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
 
 
 async def _until_signalled(serving: Coroutine[object, object, None]) -> bool:

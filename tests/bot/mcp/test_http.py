@@ -1,0 +1,98 @@
+"""`python -m bot mcp --http HOST:PORT`: streamable HTTP, a session per client, cancel withdraws."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import AsyncIterator
+
+import pytest
+from mcp import Client
+from mcp_types import Implementation
+
+from bot.emulator import SlackEmulator
+from bot.server import Server
+from provider import ErrorCode
+from provider.tool import NAME
+
+from ..harness import ALICE, CHANNEL
+from ..service.harness import RELAY_TOKEN, ROOT, free_port
+from ..service.test_relay import DB, posted
+from .test_stdio import mcp_env
+from .test_tools import texts
+
+
+@pytest.fixture
+async def mcp_url(server: Server) -> AsyncIterator[str]:
+    port = free_port()
+    env = mcp_env(SLACK_QUESTIONS_RELAY_URL=server.url, SLACK_QUESTIONS_RELAY_TOKEN=RELAY_TOKEN)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "mcp",
+        "--http",
+        f"127.0.0.1:{port}",
+        cwd=ROOT,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    while b"Uvicorn running on" not in (line := await asyncio.wait_for(proc.stderr.readline(), 20)):
+        assert line, "the MCP server exited before listening"
+    draining = asyncio.create_task(proc.stderr.read())
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGTERM)
+        assert await asyncio.wait_for(proc.wait(), 20) == 0
+        await draining
+
+
+def http_client(url: str, era: str, name: str = "claude-code") -> Client:
+    return Client(url, mode=era, client_info=Implementation(name=name, version="1"))
+
+
+async def test_an_http_client_gets_the_answer(mcp_url: str, emu: SlackEmulator, era: str) -> None:
+    async with http_client(mcp_url, era) as mcp:
+        asking = asyncio.create_task(mcp.call_tool(NAME, {"questions": [DB]}))
+        await emu.person(ALICE).click(await posted(emu), text="SQLite")
+        result = await asyncio.wait_for(asking, 20)
+    assert texts(result) == ['{"answers":[{"id":"db","selected":["SQLite"]}]}']
+
+
+async def test_two_http_sessions_of_one_client_ask_in_two_threads(
+    mcp_url: str, emu: SlackEmulator
+) -> None:
+    threads = []
+    for n in (1, 2):
+        async with http_client(mcp_url, "legacy") as mcp:
+            asking = asyncio.create_task(mcp.call_tool(NAME, {"questions": [DB]}))
+            message = await posted(emu, n)
+            await emu.person(ALICE).click(message, text="SQLite")
+            await asyncio.wait_for(asking, 20)
+            threads.append(message.thread_ts)
+    assert threads[0] != threads[1]
+
+
+async def test_a_call_cancelled_over_http_withdraws_the_ask(
+    mcp_url: str, server: Server, emu: SlackEmulator, era: str
+) -> None:
+    async with http_client(mcp_url, era) as mcp:
+        asking = asyncio.create_task(mcp.call_tool(NAME, {"questions": [DB]}))
+        message = await posted(emu)
+        asking.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asking
+        await emu.wait_for(
+            lambda: "Withdrawn" in str(emu.message(CHANNEL, message.ts).blocks[-1]),
+            what="the withdrawn message",
+        )
+    [record] = await server.store.recent()
+    assert record.error is not None
+    assert record.error.code is ErrorCode.ASK_ABORTED

@@ -24,17 +24,12 @@ from .test_stdio import mcp_env
 from .test_tools import texts
 
 
-@pytest.fixture
-async def mcp_url(server: Server) -> AsyncIterator[str]:
+async def spawn_http(server: Server) -> tuple[asyncio.subprocess.Process, str]:
+    """`python -m bot mcp --http` as a relay client of `server`, once uvicorn listens."""
     port = free_port()
     env = mcp_env(SLACK_QUESTIONS_RELAY_URL=server.url, SLACK_QUESTIONS_RELAY_TOKEN=RELAY_TOKEN)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "mcp",
-        "--http",
-        f"127.0.0.1:{port}",
+        *(sys.executable, "-m", "bot", "mcp", "--http", f"127.0.0.1:{port}"),
         cwd=ROOT,
         env=env,
         stdin=asyncio.subprocess.DEVNULL,
@@ -44,14 +39,27 @@ async def mcp_url(server: Server) -> AsyncIterator[str]:
     assert proc.stderr is not None
     while b"Uvicorn running on" not in (line := await asyncio.wait_for(proc.stderr.readline(), 20)):
         assert line, "the MCP server exited before listening"
+    return proc, f"http://127.0.0.1:{port}/mcp"
+
+
+async def stopped(proc: asyncio.subprocess.Process) -> int:
+    """SIGTERM, and the exit code (stderr drained meanwhile)."""
+    assert proc.stderr is not None
     draining = asyncio.create_task(proc.stderr.read())
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGTERM)
+    code = await asyncio.wait_for(proc.wait(), 30)
+    await draining
+    return code
+
+
+@pytest.fixture
+async def mcp_url(server: Server) -> AsyncIterator[str]:
+    proc, url = await spawn_http(server)
     try:
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield url
     finally:
-        with contextlib.suppress(ProcessLookupError):
-            proc.send_signal(signal.SIGTERM)
-        assert await asyncio.wait_for(proc.wait(), 20) == 0
-        await draining
+        assert await stopped(proc) == 0
 
 
 def http_client(url: str, era: str, name: str = "claude-code") -> Client:
@@ -96,3 +104,20 @@ async def test_a_call_cancelled_over_http_withdraws_the_ask(
     [record] = await server.store.recent()
     assert record.error is not None
     assert record.error.code is ErrorCode.ASK_ABORTED
+
+
+async def test_sigterm_with_a_call_waiting_withdraws_it_and_exits_0(
+    server: Server, emu: SlackEmulator
+) -> None:
+    proc, url = await spawn_http(server)
+    async with http_client(url, "legacy") as mcp:
+        asking = asyncio.create_task(mcp.call_tool(NAME, {"questions": [DB]}))
+        message = await posted(emu)
+        assert await stopped(proc) == 0
+        asking.cancel()  # the server has gone; the client side ends however it can
+        with contextlib.suppress(BaseException):
+            await asking
+    await emu.wait_for(
+        lambda: "Withdrawn" in str(emu.message(CHANNEL, message.ts).blocks[-1]),
+        what="the withdrawn message",
+    )

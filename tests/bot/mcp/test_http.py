@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import signal
 import sys
 from collections.abc import AsyncIterator
 
+import aiohttp
 import pytest
 from mcp import Client
 from mcp_types import Implementation
@@ -121,3 +123,48 @@ async def test_sigterm_with_a_call_waiting_withdraws_it_and_exits_0(
         lambda: "Withdrawn" in str(emu.message(CHANNEL, message.ts).blocks[-1]),
         what="the withdrawn message",
     )
+
+
+async def test_a_call_reissued_after_its_stream_dropped_gets_the_same_ask(
+    mcp_url: str, server: Server, emu: SlackEmulator
+) -> None:
+    headers = {"Accept": "application/json, text/event-stream"}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw-http", "version": "0"},
+        },
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "method": "tools/call",
+        "params": {"name": NAME, "arguments": {"questions": [DB]}},
+    }
+    async with aiohttp.ClientSession() as http:
+        async with http.post(mcp_url, json=init, headers=headers) as response:
+            session_id = response.headers["mcp-session-id"]
+            await response.read()
+        headers |= {"mcp-session-id": session_id, "mcp-protocol-version": "2025-11-25"}
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        async with http.post(mcp_url, json=initialized, headers=headers) as response:
+            assert response.status == 202
+        # The first call's response stream drops while people have not answered yet.
+        dropped = await http.post(mcp_url, json=call | {"id": 2}, headers=headers)
+        message = await posted(emu)
+        dropped.close()
+        async with http.post(mcp_url, json=call | {"id": 3}, headers=headers) as again:
+            await emu.person(ALICE).click(message, text="SQLite")
+            body = await asyncio.wait_for(again.text(), 20)
+    [answer] = [
+        json.loads(line.removeprefix("data: "))
+        for line in body.splitlines()
+        if line.startswith("data: ") and '"id":3' in line
+    ]
+    assert answer["result"]["structuredContent"] == {
+        "answers": [{"id": "db", "selected": ["SQLite"]}]
+    }
+    assert len(await server.store.recent()) == 1

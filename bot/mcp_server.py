@@ -184,7 +184,7 @@ class QuestionDesk:
             return _error_result(error)
         return _json_result(_state_of(view))
 
-    async def withdraw_question(self, ctx: Context[Any, Any], ask_id: str) -> CallToolResult:
+    async def withdraw_question(self, ask_id: str) -> CallToolResult:
         """Withdraw the ask; report how it ended (an answer that came first wins)."""
         try:
             view = await self._relay.withdraw(ask_id)

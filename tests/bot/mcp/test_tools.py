@@ -200,3 +200,34 @@ async def test_a_wait_over_50_seconds_is_refused(desk: QuestionDesk, era: str) -
 
 def texts(result: CallToolResult) -> list[str]:
     return [block.text for block in result.content if isinstance(block, TextContent)]
+
+
+async def test_get_answer_sends_progress_while_it_waits(
+    desk: QuestionDesk, emu: SlackEmulator, era: str
+) -> None:
+    messages: list[str | None] = []
+    several = asyncio.Event()
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        messages.append(message)
+        if len(messages) >= 2:
+            several.set()
+
+    async with client(desk, era) as mcp:
+        started = await mcp.call_tool("start_question", {"questions": [DB]})
+        assert started.structured_content is not None
+        ask_id = started.structured_content["ask_id"]
+        waiting = asyncio.create_task(
+            mcp.call_tool(
+                "get_answer", {"ask_id": ask_id, "wait_seconds": 20}, progress_callback=on_progress
+            )
+        )
+        await asyncio.wait_for(several.wait(), 10)
+        await emu.person(ALICE).click(await posted(emu), text="SQLite")
+        answered = await waiting
+    assert answered.structured_content is not None
+    assert answered.structured_content["state"] == "answered"
+    assert all(
+        m is not None and m.startswith("waiting for an answer in #agent-questions")
+        for m in messages
+    )

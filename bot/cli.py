@@ -20,11 +20,16 @@ Runner = Callable[[asyncio.Event], Awaitable[int]]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the process exit code (2: cannot start)."""
-    argv = sys.argv[1:] if argv is None else argv
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # The agent-side commands load only what they need: they start once per call of the agent.
     if argv[:1] == ["hook"]:
         from .hooks.command import main as hook
 
         return hook(argv[1:])
+    if argv[:1] == ["mcp"]:
+        from .mcp_main import main as mcp_main
+
+        return mcp_main(argv[1:])
     args = parse_args(argv)
     logging.basicConfig(
         level=os.environ.get("LOG_LEVEL", "INFO").upper(),

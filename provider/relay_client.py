@@ -114,6 +114,25 @@ class RelayProvider:
                 await asyncio.wait_for(asyncio.shield(withdrawal), self._withdraw_within)
             raise
 
+    # --- one step at a time, for callers that hold the ask id themselves ---------------------
+
+    async def start(self, request: AskUserQuestionRequest, *, idempotency_key: str) -> AskView:
+        """Create the ask (the same key returns the same ask) without waiting for its answer."""
+        body = CreateAsk(
+            questions=request.questions,
+            agent=AgentRef(id=request.agent.id, name=request.agent.name) if request.agent else None,
+            idempotency_key=idempotency_key,
+        )
+        return await self._patiently(lambda: self._create(body))
+
+    async def poll(self, ask_id: str, *, wait_seconds: float) -> AskView:
+        """The ask's state, held open up to `wait_seconds` while it is pending."""
+        return await self._patiently(lambda: self._get(ask_id, wait_seconds))
+
+    async def withdraw(self, ask_id: str) -> AskView:
+        """Withdraw the ask (`ASK_ABORTED`), or report the decision that came first."""
+        return await self._patiently(lambda: self._delete(ask_id))
+
     async def _withdraw(self, creating: asyncio.Future[AskView]) -> None:
         try:
             view = await creating
@@ -166,13 +185,14 @@ class RelayProvider:
     async def _create(self, body: CreateAsk) -> AskView:
         return await self._request("POST", "/v1/asks", json=body.to_wire())
 
-    async def _get(self, ask_id: str) -> AskView:
+    async def _get(self, ask_id: str, wait: float | None = None) -> AskView:
+        wait = self._wait if wait is None else wait
         started = time.monotonic()
         view = await self._request(
-            "GET", f"/v1/asks/{ask_id}", params={"wait": str(self._wait)}, extra_time=self._wait
+            "GET", f"/v1/asks/{ask_id}", params={"wait": str(wait)}, extra_time=wait
         )
         # A relay that answers "pending" at once (shutting down, say) is not polled in a loop.
-        if view.state is AskState.PENDING:
+        if view.state is AskState.PENDING and wait > 0:
             await asyncio.sleep(max(0.0, self._min_poll - (time.monotonic() - started)))
         return view
 

@@ -120,8 +120,28 @@ class AskUserQuestionTool:
         signal: AbortSignal | None = None,
     ) -> ToolResult:
         """Ask the questions in `args` for `agent`; return the answer or an error result."""
+        request = self.request_of(args, agent=agent, signal=signal)
+        if isinstance(request, ToolResult):
+            return request
         try:
-            request = AskUserQuestionRequest(
+            answer = await self.service.ask(request)
+        except HarnessError as error:
+            return ToolResult(f"Error: {error.message}", ToolError(error.name, error.code))
+        return ToolResult(json.dumps(answer.to_wire(), ensure_ascii=False, separators=(",", ":")))
+
+    def request_of(
+        self,
+        args: Mapping[str, object] | str,
+        *,
+        agent: Agent | None = None,
+        signal: AbortSignal | None = None,
+    ) -> AskUserQuestionRequest | ToolResult:
+        """The request `args` stand for (schema keys only), or the error result saying why not.
+
+        For hosts that ask in steps (start now, collect later) with the tool's own arguments.
+        """
+        try:
+            return AskUserQuestionRequest(
                 questions=_questions_from(args), agent=agent, signal=signal
             )
         except (ValidationError, ValueError) as error:
@@ -129,11 +149,6 @@ class AskUserQuestionTool:
                 f"Error: invalid {NAME} arguments: {_describe(error)}",
                 ToolError("ToolInputError", "INVALID_ARGUMENTS"),
             )
-        try:
-            answer = await self.service.ask(request)
-        except HarnessError as error:
-            return ToolResult(f"Error: {error.message}", ToolError(error.name, error.code))
-        return ToolResult(json.dumps(answer.to_wire(), ensure_ascii=False, separators=(",", ":")))
 
 
 def ask_user_question_tool(service: UserQuestionService) -> AskUserQuestionTool:

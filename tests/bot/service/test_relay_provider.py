@@ -17,6 +17,7 @@ from provider import (
     UserQuestionError,
     UserQuestionService,
 )
+from provider.relay_wire import AskState
 from slack_emulator import SlackEmulator
 
 from ..harness import ALICE, CHANNEL
@@ -104,3 +105,42 @@ async def test_a_wrong_token_is_ask_failed_naming_the_refusal(server: Server) ->
     assert caught.value.message == (
         "relay POST /v1/asks: HTTP 401 UNAUTHORIZED: missing or wrong bearer token"
     )
+
+
+async def test_start_poll_and_withdraw_work_one_step_at_a_time(
+    server: Server, emu: SlackEmulator
+) -> None:
+    async with RelayProvider(server.url, RELAY_TOKEN) as relay_provider:
+        started = await relay_provider.start(request(), idempotency_key="step-1")
+        again = await relay_provider.start(request(), idempotency_key="step-1")
+        message = await posted(emu)
+        pending = await relay_provider.poll(started.id, wait_seconds=0)
+        waiting = asyncio.create_task(relay_provider.poll(started.id, wait_seconds=10))
+        await emu.person(ALICE).click(message, text="SQLite")
+        answered = await waiting
+        late = await relay_provider.withdraw(started.id)
+    assert (started.state, again.id) == (AskState.PENDING, started.id)
+    assert pending.state is AskState.PENDING
+    assert answered.answer is not None
+    assert answered.answer.to_wire() == {"answers": [{"id": "db", "selected": ["SQLite"]}]}
+    assert late == answered  # the answer came first and stands
+
+
+async def test_withdraw_aborts_a_pending_ask(server: Server, emu: SlackEmulator) -> None:
+    async with RelayProvider(server.url, RELAY_TOKEN) as relay_provider:
+        started = await relay_provider.start(request(), idempotency_key="step-2")
+        message = await posted(emu)
+        withdrawn = await relay_provider.withdraw(started.id)
+    assert withdrawn.state is AskState.FAILED
+    assert withdrawn.error is not None
+    assert withdrawn.error.code == "ASK_ABORTED"
+    await server.provider.idle()
+    assert "Withdrawn" in str(emu.message(CHANNEL, message.ts).blocks[-1])
+
+
+async def test_polling_an_unknown_ask_is_ask_failed_naming_the_404(server: Server) -> None:
+    async with RelayProvider(server.url, RELAY_TOKEN) as relay_provider:
+        with pytest.raises(UserQuestionError) as caught:
+            await relay_provider.poll("nope", wait_seconds=0)
+    assert caught.value.code is ErrorCode.ASK_FAILED
+    assert caught.value.message == "relay GET /v1/asks/nope: HTTP 404 NOT_FOUND: no ask nope"

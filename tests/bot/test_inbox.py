@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -39,7 +40,7 @@ class SpyStore(MemoryStore):
         await super().inbox_done(item_id)
 
 
-async def relay_ask(bot: Bot, ask_id: str, *questions: dict[str, object]) -> None:
+async def relay_ask(bot: Bot, ask_id: str, *questions: Mapping[str, object]) -> None:
     """An ask made as the relay makes it: kept pending by the store across restarts."""
     await bot.provider.asks.create(request(*questions), ask_id=ask_id)
     await bot.provider.asks.post(ask_id)

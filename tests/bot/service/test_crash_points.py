@@ -16,7 +16,7 @@ import pytest
 
 from bot.sqlite_store import SqliteStore
 from bot.store import AskRecord, AskState
-from slack_emulator import SlackEmulator, Slow
+from slack_emulator import ApiCall, SlackEmulator, Slow
 
 from ..harness import ALICE, REVIEWERS
 from .harness import Process, free_port, relay, service_env
@@ -153,3 +153,45 @@ async def test_every_acked_click_of_a_burst_killed_mid_way_is_answered_once(
         await stopped_with_an_empty_inbox(service)
     assert [r.answer.answers[0].selected if r.answer else None for r in records] == [["SQLite"]] * 3
     assert len(ask_posts(emu)) == 3
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 12 defect 3 (a second thread root after kill -9) is fixed on another branch",
+)
+async def test_a_kill_while_the_thread_root_is_in_slacks_hands_leaves_one_root(
+    emu: SlackEmulator, tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    service = Process(service_env(emu, tmp_path / "asks.db", free_port()))
+    await service.start()
+    emu.request_url = f"{service.url}/slack/events"
+    try:
+        emu.inject("chat.postMessage", Slow(HOLD))  # the first post: the session's root
+        status, _ = await relay(
+            http,
+            "POST",
+            f"{service.url}/v1/asks",
+            json={"questions": [DB], "agent": {"id": "session-1", "name": "Planner"}},
+        )
+        assert status == 201
+        await emu.wait_for(lambda: emu.held("chat.postMessage") == 1, what="the root in flight")
+        await service.kill()
+        await emu.wait_for_call("chat.postMessage", within=HOLD + 5)
+        await service.start()
+        await posted(emu)
+    finally:
+        await stopped_with_an_empty_inbox(service)
+    roots = [
+        c
+        for c in emu.calls_to("chat.postMessage")
+        if c.ok and not c.params.get("thread_ts") and c not in ask_calls(emu)
+    ]
+    assert len(roots) == 1
+
+
+def ask_calls(emu: SlackEmulator) -> list[ApiCall]:
+    return [
+        c
+        for c in emu.calls_to("chat.postMessage")
+        if (c.params.get("metadata") or {}).get("event_type") == "slack_questions_ask"
+    ]

@@ -104,6 +104,17 @@ async def test_the_same_idempotency_key_with_different_questions_is_409_naming_t
     assert len(ask_posts(emu)) == 1
 
 
+async def test_the_same_idempotency_key_and_route_returns_the_same_ask(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    body = {"questions": [DB], "idempotency_key": "k-3", "thread": {"channel": CHANNEL}}
+    first = await relay(http, "POST", f"{server.url}/v1/asks", json=body)
+    await posted(emu)
+    second = await relay(http, "POST", f"{server.url}/v1/asks", json=body)
+    await server.provider.idle()
+    assert (first[0], second) == (201, (200, first[1]))
+
+
 async def test_the_same_idempotency_key_from_another_agent_is_409(
     server: Server, http: aiohttp.ClientSession
 ) -> None:

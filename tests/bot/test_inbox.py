@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlencode
 
+import pytest
+
 from bot.inbox import body_of
 from bot.sqlite_store import SqliteStore
 from bot.store import AskState, InboxItem, InboxKind, MemoryStore
@@ -69,6 +71,24 @@ async def test_a_click_is_kept_before_its_ack_and_forgotten_once_handled(
     assert body_of(kept.body) == delivery.payload
     assert store.done == [kept.id]
     assert await store.inbox_pending() == []
+
+
+class BrokenInbox(MemoryStore):
+    """A store whose inbox refuses every write."""
+
+    async def inbox_add(self, item: InboxItem) -> None:
+        raise OSError("disk full")
+
+
+async def test_a_click_the_inbox_cannot_keep_is_still_acked_and_answers(
+    emu: SlackEmulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with running_bot(emu, store=BrokenInbox()) as bot:
+        asking = bot.ask(DB)
+        delivery = await emu.person(ALICE).click(await bot.posted(), text="Postgres")
+        assert (await asking).answers[0].selected == ["Postgres"]
+    assert delivery.acked
+    assert "could not keep a block_actions in the inbox; handling it anyway" in caplog.text
 
 
 async def test_a_thread_reply_is_kept_as_a_message(emu: SlackEmulator) -> None:

@@ -1,9 +1,10 @@
 """The app side of bench.provider_latency, run as its own process like a real Slack app.
 
-    python -m bench.latency_app provider|bare --api-url URL --port PORT --rounds N
+    python -m bench.latency_app provider|bare --api-url URL --port PORT --rounds N [--db PATH]
 
 `provider`: the full SlackQuestionProvider with an agent that asks N one-click questions in a
-row. `bare`: a Bolt app whose one listener acks and resolves a future. Each prints a JSON line
+row (its store in memory, or the SQLite file `--db`, which makes every click's inbox row a
+durable commit before the ack). `bare`: a Bolt app whose one listener acks and resolves a future. Each prints a JSON line
 `{"answered_at": <time.time()>}` when an answer reaches the asker, then "done".
 """
 
@@ -19,6 +20,8 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import SlackQuestionProvider, SlackSettings
+from bot.sqlite_store import SqliteStore
+from bot.store import AskStore, MemoryStore
 from provider import AskUserQuestionRequest, UserQuestionService
 
 SECRET = "0123456789abcdef0123456789abcdef"
@@ -46,12 +49,13 @@ async def serve(app: AsyncApp, port: int) -> web.AppRunner:
     return runner
 
 
-async def run_provider(api_url: str, port: int, rounds: int) -> None:
+async def run_provider(api_url: str, port: int, rounds: int, db: str | None = None) -> None:
     """The full provider: ask, wait for the click, report, again."""
     settings = SlackSettings(
         bot_token=TOKEN, signing_secret=SECRET, channel=CHANNEL, api_url=api_url
     )
-    async with await SlackQuestionProvider.start(settings) as provider:
+    store: AskStore = await SqliteStore.open(db) if db else MemoryStore()
+    async with await SlackQuestionProvider.start(settings, store=store) as provider:
         service = UserQuestionService()
         provider.register(service)
         runner = await serve(provider.app, port)
@@ -63,10 +67,11 @@ async def run_provider(api_url: str, port: int, rounds: int) -> None:
                 await provider.idle()
         finally:
             await runner.cleanup()
+    await store.close()
     report("done")
 
 
-async def run_bare(api_url: str, port: int, rounds: int) -> None:
+async def run_bare(api_url: str, port: int, rounds: int, db: str | None = None) -> None:
     """A Bolt app with one listener that acks and resolves a future."""
     app = AsyncApp(
         client=AsyncWebClient(token=TOKEN, base_url=api_url),
@@ -96,6 +101,7 @@ if __name__ == "__main__":
     parser.add_argument("--api-url", required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--rounds", type=int, required=True)
+    parser.add_argument("--db", default=None)
     args = parser.parse_args()
     run = run_provider if args.kind == "provider" else run_bare
-    asyncio.run(run(args.api_url, args.port, args.rounds))
+    asyncio.run(run(args.api_url, args.port, args.rounds, args.db))

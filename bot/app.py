@@ -5,6 +5,7 @@ from __future__ import annotations
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+from .inbox import Inbox
 from .interactions import Interactions
 from .listeners import register_actions, register_events, register_views
 from .listeners.team import register_team_view
@@ -21,6 +22,7 @@ def build_app(
     plan_reviews: PlanReviews,
     store: AskStore,
     tasks: Tasks,
+    inbox: Inbox,
 ) -> AsyncApp:
     """An AsyncApp that answers each request as soon as its listener acks.
 
@@ -32,8 +34,8 @@ def build_app(
         signing_secret=signing_secret,
         process_before_response=True,
     )
-    register_actions(app, interactions, plan_reviews, tasks)
-    register_views(app, interactions, tasks)
-    register_events(app, interactions, tasks)
+    register_actions(app, interactions, plan_reviews, tasks, inbox)
+    register_views(app, interactions, inbox)
+    register_events(app, interactions, inbox)
     register_team_view(app, store, client, tasks)
     return app

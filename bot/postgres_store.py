@@ -6,6 +6,7 @@ asks; what differs is that other processes write the same rows at the same time:
   order asks were added in, for asks created at the same instant.
 - `events`: append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), ordered by `seq`.
 - `threads`: the thread each agent session posts in.
+- `inbox`: Slack interactions stored before their ack, deleted once handled.
 - `schema_migrations`: one row per schema step applied. Steps run on start in one
   transaction under an advisory lock, so replicas starting together run each step once.
 
@@ -33,7 +34,16 @@ from psycopg.rows import TupleRow
 from psycopg_pool import AsyncConnectionPool
 
 from .postgres_connect import CONNECT_TIMEOUT_S, PostgresStoreError, Target, connect
-from .store import AskEvent, AskRecord, AskState, EventKind, ThreadRef, check_settle
+from .store import (
+    AskEvent,
+    AskRecord,
+    AskState,
+    EventKind,
+    InboxItem,
+    InboxKind,
+    ThreadRef,
+    check_settle,
+)
 
 Connection = psycopg.AsyncConnection[TupleRow]
 
@@ -75,6 +85,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             session TEXT PRIMARY KEY,
             channel TEXT NOT NULL,
             thread_ts TEXT
+        )""",
+    ),
+    (
+        # Acked Slack interactions not yet handled (bot/inbox.py); `seq` keeps arrival order.
+        """CREATE TABLE inbox (
+            seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            received_at DOUBLE PRECISION NOT NULL,
+            kind TEXT NOT NULL,
+            body TEXT NOT NULL
         )""",
     ),
 )
@@ -383,6 +403,36 @@ class PostgresStore:
         if winner is None:
             raise PostgresStoreError(str(self.target), f"the thread of {session!r} vanished")
         return winner
+
+    # --- the inbox -------------------------------------------------------------------------
+
+    async def inbox_add(self, item: InboxItem) -> None:
+        """See `AskStore.inbox_add`: one autocommitted INSERT."""
+        async with self._connection() as conn:
+            try:
+                await conn.execute(
+                    "INSERT INTO inbox (id, received_at, kind, body) VALUES (%s, %s, %s, %s)",
+                    (item.id, item.received_at, item.kind.value, item.body),
+                )
+            except pg_errors.UniqueViolation as error:
+                raise ValueError(f"inbox item {item.id} is already stored") from error
+
+    async def inbox_done(self, item_id: str) -> None:
+        """See `AskStore.inbox_done`."""
+        async with self._connection() as conn:
+            await conn.execute("DELETE FROM inbox WHERE id = %s", (item_id,))
+
+    async def inbox_pending(self) -> list[InboxItem]:
+        """See `AskStore.inbox_pending`: in order of arrival (every replica's)."""
+        async with self._connection() as conn:
+            cursor = await conn.execute(
+                "SELECT id, received_at, kind, body FROM inbox ORDER BY received_at, seq"
+            )
+            rows = await cursor.fetchall()
+        return [
+            InboxItem(id=str(i), received_at=float(at), kind=InboxKind(str(kind)), body=str(body))
+            for i, at, kind, body in rows
+        ]
 
 
 def _ask_row(record: AskRecord) -> tuple[str, str | None, str, float, str]:

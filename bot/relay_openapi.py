@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic.json_schema import models_json_schema
 
-from provider.relay_wire import AskList, AskView, CreateAsk, Problem
+from provider.relay_wire import IDEMPOTENCY_CONFLICT, AskList, AskView, CreateAsk, Problem
 
 from .render.layout import BLOCK_ID_MAX, MENU_OPTIONS_MAX, PARTS_MAX
 
@@ -102,6 +102,11 @@ def openapi_document() -> dict[str, Any]:
                             400, "Invalid body, or an ask the seam refuses; `fields` names each"
                         ),
                         **problems,
+                        "409": _problem(
+                            409,
+                            "This idempotency key already made an ask with a different body",
+                            (IDEMPOTENCY_CONFLICT,),
+                        ),
                         "413": _problem(413, "Body too large"),
                         "422": _problem(
                             422,

@@ -20,6 +20,7 @@ from pydantic import SecretStr, ValidationError
 
 from provider import ErrorCode, UserQuestionError
 from provider.relay_wire import (
+    IDEMPOTENCY_CONFLICT,
     MAX_WAIT_SECONDS,
     AskList,
     AskState,
@@ -53,6 +54,7 @@ STATUS_OF_CODE: Final[dict[str, int]] = {
     "INVALID_BODY": 400,
     "UNAUTHORIZED": 401,
     "NOT_FOUND": 404,
+    IDEMPOTENCY_CONFLICT: 409,
     "BODY_TOO_LARGE": 413,
     "RELAY_DISABLED": 503,
 }
@@ -148,6 +150,12 @@ class RelayServer:
             )
         except UserQuestionError as error:
             return problem(error.code, error.message)
+        if not created and not _same_ask(record, body):
+            return problem(
+                IDEMPOTENCY_CONFLICT,
+                f"idempotency_key {body.idempotency_key!r} already made ask {record.id} "
+                "with a different body; use a new key for a new ask",
+            )
         if record.state is AskState.PENDING:
             # Answered 201 once stored; posting follows (and is retried on restart).
             self._tasks.spawn(self._post(record.id), name=f"post {record.id}")
@@ -215,6 +223,21 @@ class RelayServer:
         assert limit is not None
         records = await self._asks.recent(state=AskState(state) if state else None, limit=limit)
         return web.json_response(AskList(asks=[view_of(r) for r in records]).to_wire())
+
+
+def _same_ask(record: AskRecord, body: CreateAsk) -> bool:
+    """Whether a retried create asks what the stored ask asked: same questions, same agent,
+    and the same route when it names one (an ask without one gets its channel later)."""
+    agent = body.agent
+    same = (
+        record.questions == body.questions
+        and record.agent_id == (agent.id if agent else None)
+        and record.agent_name == (agent.name if agent else None)
+    )
+    route = body.thread
+    if route is not None:
+        same = same and (record.channel, record.thread_ts) == (route.channel, route.thread_ts)
+    return same
 
 
 def _invalid(error: ValidationError) -> web.Response:

@@ -26,6 +26,7 @@ from .ask_messages import AskMessages
 from .asks import Asks, error_of, new_ask_id
 from .clock import Clock, SystemClock
 from .deadlines import Deadlines
+from .inbox import Inbox
 from .interactions import Interactions
 from .plan_reviews import PlanReviews
 from .responders import Responders
@@ -144,6 +145,7 @@ class SlackQuestionProvider:
             )
             plan_reviews = PlanReviews(asks, admission, messages, settings.review, clock)
             interactions = Interactions(asks, admission, plan_reviews, messages, clock)
+            inbox = Inbox(store, clock, tasks)
             app = build_app(
                 client,
                 signing_secret=settings.signing_secret,
@@ -151,6 +153,7 @@ class SlackQuestionProvider:
                 plan_reviews=plan_reviews,
                 store=store,
                 tasks=tasks,
+                inbox=inbox,
             )
             provider = cls(
                 session=session,
@@ -166,6 +169,8 @@ class SlackQuestionProvider:
                 deadlines=deadlines,
             )
             await asks.recover()
+            # After the asks are back in hand: a click acked before a crash answers one.
+            await inbox.replay()
             return provider
         except BaseException:
             await session.close()

@@ -16,6 +16,7 @@ Layout (`PRAGMA user_version` is the schema version; `MIGRATIONS` takes a file f
   created_at). The JSON is the truth; the columns are written from it in the same statement.
 - `events`: append-only (triggers refuse UPDATE and DELETE), ordered by `seq`.
 - `threads`: the thread each agent session posts in.
+- `inbox`: Slack interactions stored before their ack, deleted once handled.
 """
 
 from __future__ import annotations
@@ -30,7 +31,16 @@ from pathlib import Path
 from types import TracebackType
 from typing import Self, TypeVar
 
-from .store import AskEvent, AskRecord, AskState, EventKind, ThreadRef, check_settle
+from .store import (
+    AskEvent,
+    AskRecord,
+    AskState,
+    EventKind,
+    InboxItem,
+    InboxKind,
+    ThreadRef,
+    check_settle,
+)
 
 T = TypeVar("T")
 
@@ -67,6 +77,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             session TEXT PRIMARY KEY,
             channel TEXT NOT NULL,
             thread_ts TEXT
+        )""",
+    ),
+    (
+        # Acked Slack interactions not yet handled (bot/inbox.py); `seq` keeps arrival order.
+        """CREATE TABLE IF NOT EXISTS inbox (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            id TEXT NOT NULL UNIQUE,
+            received_at REAL NOT NULL,
+            kind TEXT NOT NULL,
+            body TEXT NOT NULL
         )""",
     ),
 )
@@ -367,6 +387,41 @@ class SqliteStore:
             return ThreadRef(channel=channel, thread_ts=thread_ts)
 
         return await self._run(claim)
+
+    # --- the inbox -------------------------------------------------------------------------
+
+    async def inbox_add(self, item: InboxItem) -> None:
+        """See `AskStore.inbox_add`: one autocommitted INSERT (no BEGIN IMMEDIATE), so the
+        ack waits for the least the file can do durably."""
+
+        def add(conn: sqlite3.Connection) -> None:
+            try:
+                conn.execute(
+                    "INSERT INTO inbox (id, received_at, kind, body) VALUES (?, ?, ?, ?)",
+                    (item.id, item.received_at, item.kind.value, item.body),
+                )
+            except sqlite3.IntegrityError as error:
+                raise ValueError(f"inbox item {item.id} is already stored") from error
+
+        await self._run(add)
+
+    async def inbox_done(self, item_id: str) -> None:
+        """See `AskStore.inbox_done`."""
+        await self._run(lambda conn: conn.execute("DELETE FROM inbox WHERE id = ?", (item_id,)))
+
+    async def inbox_pending(self) -> list[InboxItem]:
+        """See `AskStore.inbox_pending`: in order of arrival."""
+
+        def pending(conn: sqlite3.Connection) -> list[InboxItem]:
+            rows = conn.execute(
+                "SELECT id, received_at, kind, body FROM inbox ORDER BY received_at, seq"
+            )
+            return [
+                InboxItem(id=i, received_at=at, kind=InboxKind(kind), body=body)
+                for i, at, kind, body in rows
+            ]
+
+        return await self._run(pending)
 
 
 @contextmanager

@@ -7,6 +7,7 @@ tests; `SqliteStore` (bot/sqlite_store.py) makes asks survive a restart.
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,6 +30,8 @@ __all__ = [
     "AskState",
     "AskStore",
     "EventKind",
+    "InboxItem",
+    "InboxKind",
     "MemoryStore",
     "PartAnswer",
     "ThreadRef",
@@ -134,6 +137,27 @@ class AskEvent(Record):
     detail: str = ""
 
 
+class InboxKind(StrEnum):
+    """The Slack interactions that can change an ask, kept in the inbox until handled."""
+
+    BLOCK_ACTIONS = "block_actions"
+    VIEW_SUBMISSION = "view_submission"
+    VIEW_CLOSED = "view_closed"
+    MESSAGE = "message"
+
+
+class InboxItem(Record):
+    """One acked Slack interaction, stored before its ack and deleted once handled.
+
+    `body` is the request body as Slack signed it (Socket Mode: the envelope's payload as
+    JSON), so a restart can hand it to the same handler again."""
+
+    id: str
+    received_at: float
+    kind: InboxKind
+    body: str
+
+
 class AskStore(Protocol):
     """What the bot needs from storage; SQLite today, a networked database later."""
 
@@ -192,6 +216,18 @@ class AskStore(Protocol):
         Racing claims (from any replica) all get the same, first-stored thread."""
         ...
 
+    async def inbox_add(self, item: InboxItem) -> None:
+        """Keep an interaction durably before it is acked (committed when this returns)."""
+        ...
+
+    async def inbox_done(self, item_id: str) -> None:
+        """Forget a handled interaction (an unknown id is not an error)."""
+        ...
+
+    async def inbox_pending(self) -> list[InboxItem]:
+        """Interactions acked but not yet handled, oldest first."""
+        ...
+
 
 class MemoryStore:
     """An `AskStore` in memory: for in-process hosts that need no restart survival."""
@@ -201,6 +237,7 @@ class MemoryStore:
         self._keys: dict[str, str] = {}
         self._events: dict[str, list[AskEvent]] = {}
         self._threads: dict[str, ThreadRef] = {}
+        self._inbox: dict[str, InboxItem] = {}
 
     async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
         """See `AskStore.add`."""
@@ -276,6 +313,21 @@ class MemoryStore:
     async def claim_thread(self, session: str, ref: ThreadRef) -> ThreadRef:
         """See `AskStore.claim_thread`."""
         return self._threads.setdefault(session, ref)
+
+    async def inbox_add(self, item: InboxItem) -> None:
+        """See `AskStore.inbox_add`."""
+        if item.id in self._inbox:
+            raise ValueError(f"inbox item {item.id} is already stored")
+        self._inbox[item.id] = item
+
+    async def inbox_done(self, item_id: str) -> None:
+        """See `AskStore.inbox_done`."""
+        self._inbox.pop(item_id, None)
+
+    async def inbox_pending(self) -> list[InboxItem]:
+        """See `AskStore.inbox_pending`."""
+        # Added in order of arrival; the sort is stable, so equal times keep that order.
+        return sorted(self._inbox.values(), key=lambda item: item.received_at)
 
 
 def check_settle(record: AskRecord, event: AskEvent) -> None:

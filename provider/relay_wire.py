@@ -18,6 +18,8 @@ from .types import (
 
 IdempotencyKey = Annotated[Text, Field(min_length=1, max_length=200)]
 MAX_WAIT_SECONDS = 60
+# 409: an idempotency key already made an ask with a different body.
+IDEMPOTENCY_CONFLICT = "IDEMPOTENCY_CONFLICT"
 
 
 class AgentRef(WireModel):

@@ -207,6 +207,11 @@ class SlackEmulator:
     def calls_to(self, method: str) -> list[ApiCall]:
         return [call for call in self.calls if call.method == method]
 
+    def held(self, method: str) -> int:
+        """How many calls of `method` a `Slow` fault has held (from their arrival): a test
+        waits for this to act while a call is in flight."""
+        return self._core.recorder.held.count(method)
+
     @property
     def violations(self) -> list[BlockKitViolation]:
         return self._core.recorder.violations

@@ -94,9 +94,16 @@ class Recorder:
         self.calls: list[ApiCall] = []
         self.deliveries: list[Delivery] = []
         self.violations: list[BlockKitViolation] = []
+        self.held: list[str] = []  # methods whose call a `Slow` fault is holding, or held
 
     def call(self, call: ApiCall) -> None:
         self.calls.append(call)
+        self.changes.notify()
+
+    def hold(self, method: str) -> None:
+        """A call of `method` arrived and a `Slow` fault now holds it (recorded at arrival,
+        so a test can act while the call is in flight)."""
+        self.held.append(method)
         self.changes.notify()
 
     def delivery(self, delivery: Delivery) -> None:

@@ -154,6 +154,7 @@ class WebApi:
     ) -> ApiReply:
         fault = self._faults.take(method)
         if isinstance(fault, Slow):
+            self._context.recorder.hold(method)
             await self._delay(fault.seconds)
         reply = self._answer(method, params, token, token_in_header, fault)
         self._context.recorder.call(

@@ -3,6 +3,8 @@ what the number in the control's value means (the typed ref the interaction take
 
 Each listener acks and spawns; the payload is parsed inside the spawned task, so Slack hears
 back before any of our work (parsing included) runs, and nothing after `ack()` can raise.
+A control that can change an ask is kept in the inbox before the ack (bot/inbox.py), and
+handled through the inbox, so a replay after a crash takes the very same path.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from slack_bolt.async_app import AsyncAck, AsyncApp
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltRequest
 
 from ..actions import (
     PICK_PATTERN,
@@ -23,17 +25,24 @@ from ..actions import (
     QuestionRef,
     Ref,
 )
+from ..inbox import Inbox
 from ..interactions import Interactions
 from ..payloads import BlockActions
 from ..plan_reviews import PlanReviews
+from ..store import InboxKind
 from ..tasks import Tasks
 from .parsing import parse, ref_of
 
 Handler = Callable[[BlockActions, Ref], Awaitable[None]]
+Matcher = str | re.Pattern[str]
 
 
 def register_actions(
-    app: AsyncApp, interactions: Interactions, plan_reviews: PlanReviews, tasks: Tasks
+    app: AsyncApp,
+    interactions: Interactions,
+    plan_reviews: PlanReviews,
+    tasks: Tasks,
+    inbox: Inbox,
 ) -> None:
     """Wire the ask's buttons and menus to `interactions` (a plan review's to `plan_reviews`)."""
     i, plans = interactions, plan_reviews
@@ -45,25 +54,32 @@ def register_actions(
         view = p.view if p.container.type == "view" else None
         return (view.id, view.hash) if view else (None, None)
 
-    handlers: dict[str | re.Pattern[str], Handler] = {
+    # Controls that can change an ask: kept in the inbox before the ack.
+    answering: dict[Matcher, Handler] = {
         PICK_PATTERN: lambda p, r: i.pick(p.user.id, OptionRef.of(r)),
         Action.SUBMIT: lambda p, r: i.submit_part(
             p.user.id, PartRef.of(r), p.state.values if p.state else {}
         ),
+        Action.APPROVE: lambda p, r: plans.approve(p.user.id, AskRef.of(r)),
+        Action.DISCUSS: lambda p, r: plans.discuss(p.user.id, AskRef.of(r)),
+    }
+    # Controls that only open a modal: a replay could not (the trigger_id is long dead).
+    opening: dict[Matcher, Handler] = {
         Action.FORM: lambda p, r: i.open_form(p.user.id, PartRef.of(r), trigger(p)),
         Action.OTHER: lambda p, r: i.open_other(p.user.id, AskRef.of(r), trigger(p)),
         Action.DETAILS: lambda p, r: i.open_details(
             p.user.id, QuestionRef.of(r), trigger(p), push=p.container.type == "view"
         ),
-        Action.APPROVE: lambda p, r: plans.approve(p.user.id, AskRef.of(r)),
-        Action.DISCUSS: lambda p, r: plans.discuss(p.user.id, AskRef.of(r)),
         Action.CHANGES: lambda p, r: plans.open_changes(p.user.id, AskRef.of(r), trigger(p)),
         Action.PLAN: lambda p, r: plans.open_plan(
             p.user.id, PageRef.of(r), trigger(p), view_id=modal(p)[0], view_hash=modal(p)[1]
         ),
         Action.DIFF: lambda p, r: plans.open_diff(p.user.id, AskRef.of(r), trigger(p)),
     }
-    for matcher, handler in handlers.items():
+    inbox.route(InboxKind.BLOCK_ACTIONS, lambda body: _answer(answering, body))
+    for matcher in answering:
+        app.action(matcher)(_kept(inbox))
+    for matcher, handler in opening.items():
         app.action(matcher)(_listener(handler, tasks))
 
     @app.action(Action.INPUT)
@@ -78,6 +94,34 @@ def _listener(handler: Handler, tasks: Tasks) -> Callable[..., Awaitable[None]]:
         tasks.spawn(_handle(handler, body), name="block_actions")
 
     return listener
+
+
+def _kept(inbox: Inbox) -> Callable[..., Awaitable[None]]:
+    async def listener(ack: AsyncAck, body: dict[str, Any], request: AsyncBoltRequest) -> None:
+        item = await inbox.keep(InboxKind.BLOCK_ACTIONS, body, request.raw_body)
+        await ack()
+        inbox.handle(InboxKind.BLOCK_ACTIONS, item, body)
+
+    return listener
+
+
+async def _answer(answering: dict[Matcher, Handler], body: dict[str, Any]) -> None:
+    """Run the handler of the clicked control, matched as Bolt matches it."""
+    payload = parse(BlockActions, body)
+    if payload is None or not payload.actions:
+        return
+    action = payload.actions[0]
+    ref = ref_of(action)
+    for matcher, handler in answering.items():
+        if ref is not None and _matches(matcher, action.action_id):
+            await handler(payload, ref)
+            return
+
+
+def _matches(matcher: Matcher, action_id: str) -> bool:
+    if isinstance(matcher, str):
+        return matcher == action_id
+    return matcher.search(action_id) is not None
 
 
 async def _handle(handler: Handler, body: dict[str, Any]) -> None:

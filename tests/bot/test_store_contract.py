@@ -18,6 +18,8 @@ from bot.store import (
     AskState,
     AskStore,
     EventKind,
+    InboxItem,
+    InboxKind,
     MemoryStore,
     PartAnswer,
     ThreadRef,
@@ -380,6 +382,45 @@ async def test_concurrent_claims_of_one_session_all_get_one_thread(store: AskSto
     assert got[0] in refs
     assert got == [got[0]] * 8
     assert await store.thread("planner-7") == got[0]
+
+
+# --- the inbox ---------------------------------------------------------------------------
+
+
+def inbox_item(item_id: str, at: float, kind: InboxKind = InboxKind.BLOCK_ACTIONS) -> InboxItem:
+    # A signed body holds anything Slack sends: emoji, quotes, percent-escapes, newlines.
+    body = 'payload=%7B%22type%22%3A%22block_actions%22%7D&x="é 🚀"\n'
+    return InboxItem(id=item_id, received_at=at, kind=kind, body=body)
+
+
+async def test_an_added_inbox_item_is_pending_exactly_as_stored(store: AskStore) -> None:
+    item = inbox_item("i1", 1000.25, InboxKind.VIEW_SUBMISSION)
+    await store.inbox_add(item)
+    assert await store.inbox_pending() == [item]
+
+
+async def test_the_inbox_is_pending_oldest_first_and_in_arrival_order_at_one_time(
+    store: AskStore,
+) -> None:
+    items = [inbox_item("late", 2000.0), inbox_item("b", 1000.0), inbox_item("a", 1000.0)]
+    for item in items:
+        await store.inbox_add(item)
+    assert [i.id for i in await store.inbox_pending()] == ["b", "a", "late"]
+
+
+async def test_a_done_inbox_item_is_no_longer_pending(store: AskStore) -> None:
+    await store.inbox_add(inbox_item("i1", 1000.0))
+    await store.inbox_add(inbox_item("i2", 1001.0, InboxKind.MESSAGE))
+    await store.inbox_done("i1")
+    await store.inbox_done("unknown")
+    assert [i.id for i in await store.inbox_pending()] == ["i2"]
+
+
+async def test_an_inbox_item_id_is_stored_once(store: AskStore) -> None:
+    await store.inbox_add(inbox_item("i1", 1000.0))
+    with pytest.raises(ValueError, match="inbox item i1 is already stored"):
+        await store.inbox_add(inbox_item("i1", 1001.0))
+    assert [i.received_at for i in await store.inbox_pending()] == [1000.0]
 
 
 def test_a_record_knows_a_plan_review_and_whether_it_was_approved() -> None:

@@ -84,6 +84,49 @@ async def test_the_same_idempotency_key_returns_the_same_ask_and_posts_once(
     assert len(ask_posts(emu)) == 1
 
 
+async def test_the_same_idempotency_key_with_different_questions_is_409_naming_the_key(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    first = await relay(
+        http, "POST", f"{server.url}/v1/asks", json={"questions": [DB], "idempotency_key": "k-1"}
+    )
+    other = {**DB, "question": "Which cache?"}
+    status, body = await relay(
+        http, "POST", f"{server.url}/v1/asks", json={"questions": [other], "idempotency_key": "k-1"}
+    )
+    await server.provider.idle()
+    assert status == 409
+    assert body["error"]["code"] == "IDEMPOTENCY_CONFLICT"
+    assert body["error"]["message"] == (
+        f"idempotency_key 'k-1' already made ask {first[1]['id']} with a different body; "
+        "use a new key for a new ask"
+    )
+    assert len(ask_posts(emu)) == 1
+
+
+async def test_the_same_idempotency_key_and_route_returns_the_same_ask(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    body = {"questions": [DB], "idempotency_key": "k-3", "thread": {"channel": CHANNEL}}
+    first = await relay(http, "POST", f"{server.url}/v1/asks", json=body)
+    await posted(emu)
+    second = await relay(http, "POST", f"{server.url}/v1/asks", json=body)
+    await server.provider.idle()
+    assert (first[0], second) == (201, (200, first[1]))
+
+
+async def test_the_same_idempotency_key_from_another_agent_is_409(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    body = {"questions": [DB], "idempotency_key": "k-2", "agent": {"id": "a1"}}
+    await relay(http, "POST", f"{server.url}/v1/asks", json=body)
+    status, answer = await relay(
+        http, "POST", f"{server.url}/v1/asks", json={**body, "agent": {"id": "a2"}}
+    )
+    await server.provider.idle()
+    assert (status, answer["error"]["code"]) == (409, "IDEMPOTENCY_CONFLICT")
+
+
 async def test_delete_withdraws_the_ask_as_ask_aborted(
     server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
 ) -> None:

@@ -1,0 +1,149 @@
+"""Ack latency with the durable inbox beside the bare Bolt ack, on one emulator, interleaved.
+
+Two app processes run at once: the bare Bolt app (one listener that acks) and the full
+provider on a SQLite store, whose click listener commits the click's inbox row before it
+acks (bot/inbox.py). Each round clicks both, in alternating order, so drift on this noisy
+machine hits both alike. The ack round trip is measured where Slack measures it: from the
+emulator sending the signed request to its reading the ack.
+
+    python -m bench.inbox_latency [--rounds 300]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.sqlite_store import SqliteStore
+from bot.store import InboxItem, InboxKind
+from slack_emulator import SlackEmulator
+
+from .latency_app import CHANNEL, SECRET, TOKEN
+from .provider_latency import BUTTON, PERSON, ROOT, WARM_UP, free_port
+from .stats import summarise
+
+
+async def start_app(
+    kind: str, api_url: str, port: int, rounds: int, db: Path | None
+) -> asyncio.subprocess.Process:
+    """One app process, answered "ready"."""
+    args = [kind, "--api-url", api_url, "--port", str(port), "--rounds", str(rounds)]
+    if db is not None:
+        args += ["--db", str(db)]
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bench.latency_app",
+        *args,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "LOG_LEVEL": "WARNING"},
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert proc.stdout is not None
+    assert (await proc.stdout.readline()).strip() == b"ready"
+    return proc
+
+
+async def measure(rounds: int, workdir: Path) -> tuple[list[float], list[float]]:
+    """(bare ack seconds, inbox ack seconds), warm-up rounds dropped."""
+    emu = SlackEmulator(signing_secret=SECRET, bot_token=TOKEN)
+    emu.workspace.add_user(PERSON, name="bencher")
+    emu.workspace.add_channel(CHANNEL, name="bench", members=[PERSON, emu.bot_user_id])
+    total = rounds + WARM_UP
+    bare_acks: list[float] = []
+    inbox_acks: list[float] = []
+    async with emu:
+        bare_port, inbox_port = free_port(), free_port()
+        bare = await start_app("bare", emu.api_url, bare_port, total, None)
+        inbox = await start_app("provider", emu.api_url, inbox_port, total, workdir / "asks.db")
+        client = AsyncWebClient(token=TOKEN, base_url=emu.api_url)
+        person = emu.person(PERSON)
+
+        def asks_posted() -> list[str]:
+            return [
+                str(c.response["ts"])
+                for c in emu.calls_to("chat.postMessage")
+                if c.ok and (c.params.get("metadata") or {}).get("event_type")
+            ]
+
+        async def click_bare() -> float:
+            response = await client.chat_postMessage(channel=CHANNEL, text="Go?", blocks=BUTTON)
+            emu.request_url = f"http://127.0.0.1:{bare_port}/slack/events"
+            delivery = await person.click(emu.message(CHANNEL, str(response["ts"])), text="Yes")
+            assert bare.stdout is not None
+            json.loads(await bare.stdout.readline())
+            assert delivery.ack_seconds is not None
+            return delivery.ack_seconds
+
+        async def click_inbox(n: int) -> float:
+            await emu.wait_for(lambda: len(asks_posted()) > n, what=f"ask #{n + 1}")
+            emu.request_url = f"http://127.0.0.1:{inbox_port}/slack/events"
+            delivery = await person.click(emu.message(CHANNEL, asks_posted()[n]), text="Yes")
+            assert inbox.stdout is not None
+            json.loads(await inbox.stdout.readline())
+            assert delivery.ack_seconds is not None
+            return delivery.ack_seconds
+
+        for n in range(total):
+            if n % 2:
+                first, second = await click_bare(), await click_inbox(n)
+                pair = (first, second)
+            else:
+                second, first = await click_inbox(n), await click_bare()
+                pair = (first, second)
+            if n >= WARM_UP:
+                bare_acks.append(pair[0])
+                inbox_acks.append(pair[1])
+        for proc in (bare, inbox):
+            assert proc.stdout is not None
+            assert (await proc.stdout.readline()).strip() == b"done"
+            await proc.wait()
+        assert emu.violations == [], emu.violations
+    return bare_acks, inbox_acks
+
+
+async def inbox_writes(rounds: int, workdir: Path) -> list[float]:
+    """Seconds each `inbox_add` takes on its own: what the inbox adds to an ack."""
+    body = "payload=" + "x" * 3000  # about a click's size
+    took = []
+    async with SqliteStore(workdir / "writes.db") as store:
+        for n in range(rounds + WARM_UP):
+            item = InboxItem(
+                id=f"i{n}", received_at=time.time(), kind=InboxKind.BLOCK_ACTIONS, body=body
+            )
+            started = time.perf_counter()
+            await store.inbox_add(item)
+            if n >= WARM_UP:
+                took.append(time.perf_counter() - started)
+    return took
+
+
+async def main(rounds: int) -> None:
+    """Measure both acks, interleaved, and print them side by side."""
+    started = time.time()
+    with tempfile.TemporaryDirectory() as workdir:
+        bare, inbox = await measure(rounds, Path(workdir))
+        writes = summarise(await inbox_writes(rounds, Path(workdir)))
+    b, i = summarise(bare), summarise(inbox)
+    print(f"{rounds} interleaved rounds (after {WARM_UP} warm-up), {time.time() - started:.0f} s")
+    print(f"ack round trip, bare Bolt:              {b}")
+    print(f"ack round trip, provider + SQLite inbox: {i}")
+    print(
+        f"inbox over bare: median {i.median_ms - b.median_ms:+.2f} ms, "
+        f"p95 {i.p95_ms - b.p95_ms:+.2f} ms"
+    )
+    print(f"the inbox write alone (SQLite commit):   {writes}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=300)
+    asyncio.run(main(parser.parse_args().rounds))

@@ -1,0 +1,174 @@
+"""An acked click is never lost: kept in the inbox before its ack, replayed after a restart."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+
+from bot.inbox import body_of
+from bot.sqlite_store import SqliteStore
+from bot.store import AskState, InboxItem, InboxKind, MemoryStore
+from slack_emulator import SlackEmulator
+
+from .harness import ALICE, BOB, CHANNEL, Bot, request, running_bot
+
+DB = {
+    "id": "db",
+    "question": "Which database?",
+    "options": [{"label": "Postgres"}, {"label": "SQLite"}],
+}
+NAME = {"id": "name", "question": "Name the service"}
+
+
+class SpyStore(MemoryStore):
+    """A memory store that records what reaches its inbox."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.kept: list[InboxItem] = []
+        self.done: list[str] = []
+
+    async def inbox_add(self, item: InboxItem) -> None:
+        self.kept.append(item)
+        await super().inbox_add(item)
+
+    async def inbox_done(self, item_id: str) -> None:
+        self.done.append(item_id)
+        await super().inbox_done(item_id)
+
+
+async def relay_ask(bot: Bot, ask_id: str, *questions: Mapping[str, object]) -> None:
+    """An ask made as the relay makes it: kept pending by the store across restarts."""
+    await bot.provider.asks.create(request(*questions), ask_id=ask_id)
+    await bot.provider.asks.post(ask_id)
+
+
+async def unsent_click(emu: SlackEmulator, bot: Bot, label: str) -> str:
+    """The body Slack signs for a click on `label`, as it would reach us (not delivered)."""
+    url, emu.request_url = emu.request_url, None
+    delivery = await emu.person(ALICE).click(await bot.posted(), text=label)
+    emu.request_url = url
+    return urlencode({"payload": json.dumps(delivery.payload)})
+
+
+async def test_a_click_is_kept_before_its_ack_and_forgotten_once_handled(
+    emu: SlackEmulator,
+) -> None:
+    store = SpyStore()
+    async with running_bot(emu, store=store) as bot:
+        asking = bot.ask(DB)
+        delivery = await emu.person(ALICE).click(await bot.posted(), text="SQLite")
+        assert (await asking).answers[0].selected == ["SQLite"]
+        await bot.idle()
+    assert delivery.acked
+    [kept] = store.kept
+    assert kept.kind is InboxKind.BLOCK_ACTIONS
+    assert body_of(kept.body) == delivery.payload
+    assert store.done == [kept.id]
+    assert await store.inbox_pending() == []
+
+
+class BrokenInbox(MemoryStore):
+    """A store whose inbox refuses every write."""
+
+    async def inbox_add(self, item: InboxItem) -> None:
+        raise OSError("disk full")
+
+
+async def test_a_click_the_inbox_cannot_keep_is_still_acked_and_answers(
+    emu: SlackEmulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with running_bot(emu, store=BrokenInbox()) as bot:
+        asking = bot.ask(DB)
+        delivery = await emu.person(ALICE).click(await bot.posted(), text="Postgres")
+        assert (await asking).answers[0].selected == ["Postgres"]
+    assert delivery.acked
+    assert "could not keep a block_actions in the inbox; handling it anyway" in caplog.text
+
+
+async def test_a_thread_reply_is_kept_as_a_message(emu: SlackEmulator) -> None:
+    store = SpyStore()
+    async with running_bot(emu, store=store) as bot:
+        asking = bot.ask(NAME)
+        message = await bot.posted()
+        await emu.person(ALICE).reply(CHANNEL, message.ts, "billing")
+        assert (await asking).answers[0].custom == "billing"
+        await bot.idle()
+    assert [item.kind for item in store.kept] == [InboxKind.MESSAGE]
+    assert store.done == [store.kept[0].id]
+
+
+async def test_opening_a_modal_is_not_kept(emu: SlackEmulator) -> None:
+    store = SpyStore()
+    async with running_bot(emu, store=store) as bot:
+        bot.ask(DB)
+        await emu.person(ALICE).click(await bot.posted(), text="Other…")
+        await bot.idle()
+    assert store.kept == []
+
+
+async def test_a_click_kept_but_never_handled_answers_the_ask_on_the_next_start(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    async with SqliteStore(tmp_path / "asks.db") as store:
+        async with running_bot(emu, store=store) as bot:
+            await relay_ask(bot, "a1", DB)
+            body = await unsent_click(emu, bot, "SQLite")
+        # What a kill -9 right after the ack leaves behind.
+        await store.inbox_add(
+            InboxItem(id="i1", received_at=1.0, kind=InboxKind.BLOCK_ACTIONS, body=body)
+        )
+        async with running_bot(emu, store=store) as bot, asyncio.timeout(10):
+            record = await bot.provider.asks.wait("a1")
+            await bot.idle()
+        assert record.state is AskState.ANSWERED
+        assert record.answer is not None
+        assert record.answer.answers[0].selected == ["SQLite"]
+        assert record.decided_by == ALICE
+        assert await store.inbox_pending() == []
+
+
+async def test_a_replayed_click_on_an_ask_answered_meanwhile_changes_nothing(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    async with SqliteStore(tmp_path / "asks.db") as store:
+        async with running_bot(emu, store=store) as bot:
+            await relay_ask(bot, "a1", DB)
+            body = await unsent_click(emu, bot, "SQLite")
+            await emu.person(BOB).click(await bot.posted(), text="Postgres")
+            first = await bot.provider.asks.wait("a1")
+            await bot.idle()
+        await store.inbox_add(
+            InboxItem(id="i1", received_at=1.0, kind=InboxKind.BLOCK_ACTIONS, body=body)
+        )
+        async with running_bot(emu, store=store) as bot:
+            await bot.idle()
+        record = await store.get("a1")
+        assert record is not None
+        assert (record.decided_by, record.answer) == (BOB, first.answer)
+        assert await store.inbox_pending() == []
+
+
+async def test_an_unreadable_kept_body_is_dropped_on_start(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    async with SqliteStore(tmp_path / "asks.db") as store:
+        await store.inbox_add(
+            InboxItem(id="i1", received_at=1.0, kind=InboxKind.VIEW_CLOSED, body="payload=%7B")
+        )
+        async with running_bot(emu, store=store) as bot:
+            await bot.idle()
+        assert await store.inbox_pending() == []
+
+
+def test_a_kept_body_reads_back_as_form_or_json() -> None:
+    payload = {"type": "block_actions", "text": "é & 🚀 %"}
+    assert body_of(urlencode({"payload": json.dumps(payload)})) == payload
+    assert body_of(json.dumps(payload)) == payload
+    assert body_of("[1]") is None
+    assert body_of("token=x") is None

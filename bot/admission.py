@@ -51,7 +51,7 @@ class Admission:
 
     async def admit(self, user: str, ask_id: str, *, part: int | None = None) -> LiveAsk | None:
         """The open ask if `user` may act on it now; otherwise tell them why not."""
-        live = self._asks.live(ask_id)
+        live = await self._asks.held(ask_id)
         if live is None:
             await self.too_late(user, ask_id)
             return None
@@ -98,9 +98,20 @@ class Admission:
                 detail=f"invalid answer: {broken}",
             )
             return
-        await self._asks.settle(
+        if not await self._asks.settle(
             live.record.id, Verdict.ANSWERED, claimed=live, actor=user, answer=answer
-        )
+        ):
+            await self.too_late(user, live.record.id)  # another replica settled it first
+
+    async def too_late_for_part(self, user: str, live: LiveAsk, part: int) -> None:
+        """Tell `user` their part was answered first by someone else, or the ask ended."""
+        done = live.record.parts_done.get(part)
+        if done is not None and self._asks.live(live.record.id) is live:
+            await self._messages.ephemeral(
+                live.record, user, f"This part was already answered by <@{done.by}>."
+            )
+            return
+        await self.too_late(user, live.record.id)
 
     async def too_late(self, user: str, ask_id: str) -> None:
         """Tell `user` the ask has already ended, and how."""

@@ -188,6 +188,8 @@ class RelayServer:
             for waiter in (settled, closing):
                 waiter.cancel()
             await asyncio.gather(settled, closing, return_exceptions=True)
+        if settled.done() and not settled.cancelled() and settled.exception() is None:
+            return settled.result()  # handed over by the settle (any replica): no re-read
         return await self._asks.stored(ask_id)
 
     async def _delete(self, request: web.Request) -> web.Response:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from collections.abc import Callable, Sequence
 from types import TracebackType
 
@@ -111,8 +112,12 @@ class SlackQuestionProvider:
         *,
         store: AskStore | None = None,
         clock: Clock | None = None,
+        shared: bool = False,
     ) -> SlackQuestionProvider:
-        """Check the token with auth.test, build the app, and take back pending asks."""
+        """Check the token with auth.test, build the app, and take back pending asks.
+
+        `shared`: other replicas use the same store (PostgreSQL), so copies in memory may
+        be stale and are read again before an ask is settled."""
         session = client_session(settings.call_timeout)
         try:
             client = web_client(settings.bot_token, base_url=settings.api_url, session=session)
@@ -128,7 +133,8 @@ class SlackQuestionProvider:
             store = store or MemoryStore()
             tasks = Tasks()
             clock = clock or SystemClock()
-            threads = Threads(client, store, settings.channel, clock=clock)
+            owner = f"replica-{secrets.token_hex(6)}"  # this process, in the store's leases
+            threads = Threads(client, store, settings.channel, clock=clock, owner=owner)
             messages = AskMessages(client, store, settings.review, clock)
             deadlines = Deadlines(settings.review, clock, messages)
             asks = Asks(
@@ -138,6 +144,8 @@ class SlackQuestionProvider:
                 clock=clock,
                 tasks=tasks,
                 listener=deadlines,
+                owner=owner,
+                shared=shared,
             )
             admission = Admission(
                 asks, messages, Responders(client, settings.responders), settings.review

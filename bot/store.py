@@ -29,6 +29,7 @@ __all__ = [
     "AskState",
     "AskStore",
     "EventKind",
+    "Lease",
     "MemoryStore",
     "PartAnswer",
     "ThreadRef",
@@ -89,6 +90,9 @@ class AskRecord(Record):
     revises: str | None = None  # the ask id of that declined plan
     reminded_at: float | None = None
     shown: bool = False  # the decided message shows the decision (controls gone)
+    # Bumped by each progress save (`AskStore.advance`): a copy read before another
+    # replica's save is stale, and its save is refused instead of overwriting that one.
+    version: int = 0
 
     @property
     def request(self) -> AskUserQuestionRequest:
@@ -132,6 +136,13 @@ class AskEvent(Record):
     kind: EventKind
     actor: str | None = None
     detail: str = ""
+
+
+class Lease(Record):
+    """A lease granted (`AskStore.lease`): `lapsed` names the owner whose lease ran out
+    while held (it crashed, or was too slow), so its work may be half done."""
+
+    lapsed: str | None = None
 
 
 class AskStore(Protocol):
@@ -192,6 +203,25 @@ class AskStore(Protocol):
         Racing claims (from any replica) all get the same, first-stored thread."""
         ...
 
+    async def advance(self, record: AskRecord, event: AskEvent) -> bool:
+        """Save progress of a pending ask (posted, part answered, approved, reminded) and
+        append `event`, only if nobody wrote it since `record` was read: the stored ask must
+        be pending at version `record.version - 1`. True if written; False if another write
+        (a settle, another replica's progress) came first: re-read and apply the change
+        again. `KeyError` for an unknown ask."""
+        ...
+
+    async def lease(self, name: str, owner: str, *, now: float, until: float) -> Lease | None:
+        """Hold the lease `name` for `owner` until `until`, unless another owner holds it
+        past `now` (None). Work that must happen once across replicas (opening a thread,
+        posting an ask, a reminder) is done under its lease; a holder that dies loses it
+        when it lapses, so no replica waits on a dead one for longer than that."""
+        ...
+
+    async def release(self, name: str, owner: str) -> None:
+        """Give the lease `name` up, if `owner` holds it: the work is done."""
+        ...
+
 
 class MemoryStore:
     """An `AskStore` in memory: for in-process hosts that need no restart survival."""
@@ -201,6 +231,7 @@ class MemoryStore:
         self._keys: dict[str, str] = {}
         self._events: dict[str, list[AskEvent]] = {}
         self._threads: dict[str, ThreadRef] = {}
+        self._leases: dict[str, tuple[str, float]] = {}
 
     async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
         """See `AskStore.add`."""
@@ -277,6 +308,31 @@ class MemoryStore:
         """See `AskStore.claim_thread`."""
         return self._threads.setdefault(session, ref)
 
+    async def advance(self, record: AskRecord, event: AskEvent) -> bool:
+        """See `AskStore.advance`."""
+        check_advance(record, event)
+        stored = self._asks.get(record.id)
+        if stored is None:
+            raise KeyError(record.id)
+        if stored.settled or stored.version != record.version - 1:
+            return False
+        self._asks[record.id] = record
+        self._events[record.id].append(event)
+        return True
+
+    async def lease(self, name: str, owner: str, *, now: float, until: float) -> Lease | None:
+        """See `AskStore.lease`."""
+        holder, held_until = self._leases.get(name, ("", 0.0))
+        granted = lease_for(holder, held_until, owner, now)
+        if granted is not None:
+            self._leases[name] = (owner, until)
+        return granted
+
+    async def release(self, name: str, owner: str) -> None:
+        """See `AskStore.release`."""
+        if self._leases.get(name, ("", 0.0))[0] == owner:
+            del self._leases[name]
+
 
 def check_settle(record: AskRecord, event: AskEvent) -> None:
     """`settle`'s guards, shared by every store."""
@@ -284,3 +340,21 @@ def check_settle(record: AskRecord, event: AskEvent) -> None:
         raise ValueError(f"event of ask {event.ask_id!r} settled with ask {record.id!r}")
     if not record.settled:
         raise ValueError(f"ask {record.id!r} is still pending: settle takes a settled record")
+
+
+def check_advance(record: AskRecord, event: AskEvent) -> None:
+    """`advance`'s guards, shared by every store."""
+    if event.ask_id != record.id:
+        raise ValueError(f"event of ask {event.ask_id!r} saved with ask {record.id!r}")
+    if record.settled:
+        raise ValueError(f"ask {record.id!r} is settled: advance saves progress, settle ends it")
+
+
+def lease_for(holder: str, held_until: float, owner: str, now: float) -> Lease | None:
+    """The lease `owner` gets of one now held by `holder` ("" for nobody) until
+    `held_until`: None while another owner holds it."""
+    if holder in ("", owner):
+        return Lease()
+    if held_until > now:
+        return None
+    return Lease(lapsed=holder)

@@ -67,7 +67,7 @@ async def test_two_replicas_starting_at_once_on_an_empty_database_migrate_it_onc
         PostgresStore.open(postgres_url), PostgresStore.open(postgres_url)
     )
     try:
-        assert rows(postgres_url, "SELECT version FROM schema_migrations") == [(1,)]
+        assert rows(postgres_url, "SELECT version FROM schema_migrations") == [(1,), (2,)]
         await first.add(ask("a1"))
         assert await second.get("a1") == ask("a1")
     finally:
@@ -93,7 +93,7 @@ async def test_reopening_a_migrated_database_runs_no_step_and_keeps_the_asks(
         await store.add(ask("a1"))
     async with PostgresStore(postgres_url) as store:
         assert await store.get("a1") == ask("a1")
-    assert rows(postgres_url, "SELECT version FROM schema_migrations") == [(1,)]
+    assert rows(postgres_url, "SELECT version FROM schema_migrations") == [(1,), (2,)]
 
 
 async def test_a_database_with_a_newer_schema_is_refused_naming_both_versions(
@@ -102,11 +102,11 @@ async def test_a_database_with_a_newer_schema_is_refused_naming_both_versions(
     async with PostgresStore(postgres_url):
         pass
     with psycopg.connect(postgres_url, autocommit=True) as conn:
-        conn.execute("INSERT INTO schema_migrations (version) VALUES (2)")
+        conn.execute("INSERT INTO schema_migrations (version) VALUES (3)")
     with pytest.raises(PostgresStoreError) as refused:
         await PostgresStore.open(postgres_url)
     assert refused.value.problem == (
-        "its schema version 2 is newer than this code knows (1); run a newer slack-questions"
+        "its schema version 3 is newer than this code knows (2); run a newer slack-questions"
     )
 
 

@@ -48,6 +48,8 @@ class Config(BaseModel):
     db_path: Path = DEFAULT_DB  # SQLite (the default), unless `postgres_url` is set
     # A PostgreSQL store shared by several replicas (SLACK_QUESTIONS_DB=postgresql://…).
     postgres_url: SecretStr | None = None
+    # This replica's name, the same across its restarts (default: host name and port).
+    replica: str | None = None
     relay_token: SecretStr | None = None
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
@@ -181,6 +183,7 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
         app_token=SecretStr(app_token) if app_token else None,
         db_path=db_path,
         postgres_url=postgres_url,
+        replica=get("SLACK_QUESTIONS_REPLICA"),
         relay_token=SecretStr(relay_token) if relay_token else None,
         host=args.host or get("HOST") or DEFAULT_HOST,
         port=port,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
@@ -72,7 +73,7 @@ class Server:
         store, notifier = await open_store(config)
         try:
             provider = await SlackQuestionProvider.start(
-                config.slack, store=store, shared=notifier is not None
+                config.slack, store=store, shared=notifier is not None, replica=replica_of(config)
             )
         except BaseException:
             await _close_store(store, notifier)
@@ -128,6 +129,14 @@ class Server:
                 await self.provider.asks.sweep()
             except Exception:
                 log.exception("sweeping the shared store failed; trying again")
+
+
+def replica_of(config: Config) -> str | None:
+    """This replica's lasting name: configured, or the host and the port it listens on
+    (None for a port chosen at random, which a restart would not keep)."""
+    if config.replica is not None:
+        return config.replica
+    return f"{socket.gethostname()}:{config.port}" if config.port else None
 
 
 async def open_store(config: Config) -> tuple[AskStore, AskNotifier | None]:

@@ -352,9 +352,17 @@ def check_advance(record: AskRecord, event: AskEvent) -> None:
 
 def lease_for(holder: str, held_until: float, owner: str, now: float) -> Lease | None:
     """The lease `owner` gets of one now held by `holder` ("" for nobody) until
-    `held_until`: None while another owner holds it."""
+    `held_until`: None while another owner holds it.
+
+    Owners are `replica#incarnation`: a replica restarted after a crash takes what its
+    previous incarnation held at once (lapsed), without waiting for the lease to run out."""
     if holder in ("", owner):
         return Lease()
-    if held_until > now:
+    if held_until > now and not _predecessor(holder, owner):
         return None
     return Lease(lapsed=holder)
+
+
+def _predecessor(holder: str, owner: str) -> bool:
+    replica, mark, _ = owner.partition("#")
+    return bool(mark) and holder.startswith(f"{replica}#")

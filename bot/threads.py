@@ -23,7 +23,7 @@ from .store import AskEvent, AskStore, EventKind, ThreadRef
 # Lets a restarted (or another) replica find a root that was posted but never recorded.
 ROOT_METADATA_EVENT = "slack_questions_session"
 # How long a replica may take to open a session's thread before another may take over.
-THREAD_LEASE_S = 15.0
+THREAD_LEASE_S = 10.0
 # While another replica opens the thread: how often to look whether it has recorded it.
 THREAD_POLL_S = 0.05
 # How far back (pages of 200 channel messages, newest first) a lost root is looked for.

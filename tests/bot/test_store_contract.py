@@ -471,6 +471,16 @@ async def test_a_lapsed_lease_goes_to_another_owner_naming_the_one_it_lapsed_fro
     assert await store.lease("post:a1", "replica-a", now=21.0, until=31.0) is None
 
 
+async def test_a_restarted_replica_takes_its_predecessors_lease_at_once_as_lapsed(
+    store: AskStore,
+) -> None:
+    await store.lease("post:a1", "host-1:3000#old", now=10.0, until=20.0)
+    assert await store.lease("post:a1", "host-2:3000#other", now=11.0, until=21.0) is None
+    assert await store.lease("post:a1", "host-1:3000#new", now=11.0, until=21.0) == Lease(
+        lapsed="host-1:3000#old"
+    )
+
+
 async def test_a_released_lease_is_free_for_anyone_with_nothing_lapsed(store: AskStore) -> None:
     await store.lease("post:a1", "replica-a", now=10.0, until=20.0)
     await store.release("post:a1", "replica-a")

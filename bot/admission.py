@@ -3,6 +3,8 @@ why not, and turning an answer into the ask's settlement (the first valid one wi
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 
 from provider import (
@@ -20,6 +22,9 @@ from .review import ReviewPolicies
 from .store import EventKind, Verdict
 
 log = logging.getLogger(__name__)
+
+# How long a "too late" note waits for the winning answer to be saved, to name its author.
+SETTLING_WAIT_S = 10.0
 
 
 class Admission:
@@ -118,7 +123,16 @@ class Admission:
         record = await self._asks.stored(ask_id)
         if record is None:
             return
+        if not record.settled:
+            # Someone's answer is being saved right now (here or on another replica): say
+            # who won once it is.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SETTLING_WAIT_S):
+                    record = await self._asks.wait(ask_id)
         await self._asks.note(ask_id, EventKind.REFUSED, user, "already settled")
-        await self._messages.ephemeral(
-            record, user, settled_note(record.ended_as, record.decided_by)
+        note = (
+            settled_note(record.ended_as, record.decided_by)
+            if record.settled
+            else "Someone else's answer to this question is being saved; yours changed nothing."
         )
+        await self._messages.ephemeral(record, user, note)

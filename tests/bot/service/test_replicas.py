@@ -114,31 +114,37 @@ async def test_a_thousand_clicks_raced_over_both_replicas_answer_fifty_asks_once
             assert status == 201
         await emu.wait_for(lambda: len(ask_posts(emu)) == asks, within=60, what="50 asks")
         messages = ask_posts(emu)
-        gate = asyncio.Semaphore(40)
         turns = itertools.count()
 
         async def click(message_index: int, person: str, target: Process) -> bool:
-            async with gate:
-                with emu.delivering_to(events_of(target)):
-                    delivery = await emu.person(person).click(
-                        messages[message_index], text="Postgres"
-                    )
+            with emu.delivering_to(events_of(target)):
+                delivery = await emu.person(person).click(messages[message_index], text="Postgres")
             return delivery.acked
 
-        clicks = [
-            click(m, people[n % 3], (a, b)[next(turns) % 2])
-            for n in range(clicks_per_ask)
-            for m in range(asks)
-        ]
-        acked = await asyncio.gather(*clicks)
-        assert all(acked)
+        # Waves of five asks, each ask's twenty clicks all at once, spread over A and B: the
+        # clicks of a wave all find the buttons (before any of them answers), and two shared
+        # cores still ack every one within Slack's three seconds.
+        for wave in range(0, asks, 5):
+            acked = await asyncio.gather(
+                *(
+                    click(m, people[n % 3], (a, b)[next(turns) % 2])
+                    for m in range(wave, wave + 5)
+                    for n in range(clicks_per_ask)
+                )
+            )
+            assert all(acked)
 
         def told() -> int:
             return sum(len(emu.ephemerals(p)) for p in people)
 
-        await emu.wait_for(
-            lambda: told() == asks * (clicks_per_ask - 1), within=60, what="every loser told"
-        )
+        try:
+            await emu.wait_for(
+                lambda: told() >= asks * (clicks_per_ask - 1), within=60, what="every loser told"
+            )
+        except TimeoutError:
+            errors = [line for p in (a, b) for line in p.output if "ERROR" in line or "rror" in line]
+            raise AssertionError((told(), errors[:10])) from None
+        assert told() == asks * (clicks_per_ask - 1)
     async with PostgresStore(postgres_url) as store:
         records = await store.recent(limit=asks)
         answered_events = [
@@ -147,7 +153,8 @@ async def test_a_thousand_clicks_raced_over_both_replicas_answer_fifty_asks_once
     assert [r.state for r in records] == [AskState.ANSWERED] * asks
     assert [len(events) for events in answered_events] == [1] * asks
     notes = [e.text for p in people for e in emu.ephemerals(p)]
-    assert all("already answered by" in note for note in notes), notes[:3]
+    wrong = [note for note in notes if "already answered by" not in note]
+    assert wrong == [], (len(wrong), wrong[:3])
     assert len(ask_posts(emu)) == asks  # none posted twice
 
 

@@ -60,9 +60,9 @@ async def one_round(emu: SlackEmulator, a: Server, clicked_on: Server) -> float:
         assert settled.answer is not None
 
     waiting = asyncio.create_task(wait())
-    while asks.waiters.waiting() == 0:  # the waiter is registered (and has read the row)
-        await asyncio.sleep(0)
-    await asyncio.sleep(0.005)
+    await asyncio.sleep(0)  # the waiter registers in its first step, before its read
+    assert asks.waiters.waiting() == 1
+    await asyncio.sleep(0.005)  # and has read the row, still pending
     with emu.delivering_to(f"{clicked_on.url}/slack/events"):
         start = time.perf_counter()
         delivery = await emu.person(PERSON).click(message, text="Yes")
@@ -101,7 +101,9 @@ async def main(rounds: int) -> None:
     finally:
         if server is not None:
             server.stop()
-    print(f"{rounds} clicks each; two replicas and the emulator in one process, PostgreSQL on loopback")
+    print(
+        f"{rounds} clicks each; two replicas and the emulator in one process, PostgreSQL on loopback"
+    )
     print(f"click on A, A's waiter (one replica):     {single}")
     print(f"click on B, A's waiter (across replicas): {across}")
     print(

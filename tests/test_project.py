@@ -75,5 +75,5 @@ def test_the_dev_extra_installs_the_postgres_driver_the_tests_need() -> None:
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"
     ]
-    assert "slack-questions[postgres]" in extras["dev"]
+    assert "slack-questions[postgres,mcp]" in extras["dev"]
     assert sorted(extras["postgres"]) == ["psycopg-pool>=3.2", "psycopg[binary]>=3.2"]

@@ -83,11 +83,13 @@ async def test_deliveries_in_a_delivering_to_block_go_to_its_url_and_others_to_r
         first = emu.request_url
         async with served(emu, apps[1]):
             second = emu.request_url
-            assert first is not None and second is not None
+            assert first is not None
+            assert second is not None
             with emu.delivering_to(first):
                 to_first = asyncio.create_task(emu.person(ALICE).open_home())
             to_second = await emu.person(ALICE).open_home()
-            assert (await to_first).acked and to_second.acked
+            assert (await to_first).acked
+            assert to_second.acked
     assert sorted(heard) == [0, 1]
 
 

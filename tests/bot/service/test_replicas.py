@@ -142,7 +142,9 @@ async def test_a_thousand_clicks_raced_over_both_replicas_answer_fifty_asks_once
                 lambda: told() >= asks * (clicks_per_ask - 1), within=60, what="every loser told"
             )
         except TimeoutError:
-            errors = [line for p in (a, b) for line in p.output if "ERROR" in line or "rror" in line]
+            errors = [
+                line for p in (a, b) for line in p.output if "ERROR" in line or "rror" in line
+            ]
             raise AssertionError((told(), errors[:10])) from None
         assert told() == asks * (clicks_per_ask - 1)
     async with PostgresStore(postgres_url) as store:
@@ -209,4 +211,3 @@ async def test_an_unreachable_postgresql_fails_start_up_with_exit_2_and_what_to_
     assert proc.returncode == 2
     assert f"nothing accepts connections at 127.0.0.1:{port}" in text
     assert "secret-pw" not in text
-

@@ -235,5 +235,6 @@ async def test_the_genuine_click_still_answers_the_ask(
             "id": ask_id,
             "state": "answered",
             "answer": {"answers": [{"id": "db", "selected": ["Postgres"]}]},
+            "decided_by": "U0ALICE001",
         },
     )

@@ -32,10 +32,11 @@ class CountingStore(MemoryStore):
 
 async def started(waiters: Waiters, ask_id: str) -> asyncio.Task[AskRecord]:
     """A waiter on `ask_id` that has registered and read the ask once."""
+    before = waiters.waiting()
     task = asyncio.create_task(waiters.wait(ask_id))
-    while waiters.waiting() == 0:
-        await asyncio.sleep(0)
-    await asyncio.sleep(0.01)
+    await asyncio.sleep(0)  # its first step registers it, before its read
+    assert waiters.waiting() == before + 1
+    await asyncio.sleep(0.01)  # and its read finds the ask pending
     return task
 
 
@@ -60,7 +61,7 @@ async def test_a_local_settle_hands_the_record_to_every_waiter_without_a_read() 
     reads = store.reads
     record, _ = answered_by("a1", "U_ALICE")
     waiters.settled(record)
-    assert await asyncio.wait_for(asyncio.gather(first, second), WAKE_S) == [record, record]
+    assert list(await asyncio.wait_for(asyncio.gather(first, second), WAKE_S)) == [record, record]
     assert store.reads == reads
     assert waiters.waiting() == 0
 

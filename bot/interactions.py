@@ -136,7 +136,7 @@ class Interactions:
 
     async def form_closed(self, user: str, meta: ViewMeta) -> None:
         """The person closed the form: the ask ends as closed (`ASK_ABORTED` to the agent)."""
-        live = self._asks.live(meta.ask)
+        live = await self._asks.held(meta.ask)
         if live is None or not await self._admission.who_may_answer(live).allows(user):
             return
         await self._asks.settle(

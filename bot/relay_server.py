@@ -196,6 +196,7 @@ class RelayServer:
         ask_id = request.match_info["id"]
         if await self._asks.stored(ask_id) is None:
             return problem("NOT_FOUND", f"no ask {ask_id}")
+        await self._asks.held(ask_id)  # made or posted by another replica: take it in hand
         await self._asks.settle(
             ask_id, Verdict.WITHDRAWN, reason="the agent withdrew it through the relay"
         )

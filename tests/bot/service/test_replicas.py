@@ -103,6 +103,21 @@ async def test_relay_provider_pointed_at_a_gets_the_answer_of_a_click_on_b(
     assert answer.to_wire() == {"answers": [{"id": "db", "selected": ["SQLite"]}]}
 
 
+async def test_an_ask_made_on_a_is_withdrawn_through_b(
+    emu: SlackEmulator, postgres_url: str
+) -> None:
+    async with two_replicas(emu, postgres_url) as (a, b), aiohttp.ClientSession() as http:
+        _, body = await relay(http, "POST", f"{a.url}/v1/asks", json={"questions": [DB]})
+        await posted(emu)
+        waiting = asyncio.create_task(relay(http, "GET", f"{a.url}/v1/asks/{body['id']}?wait=30"))
+        status, view = await asyncio.wait_for(
+            relay(http, "DELETE", f"{b.url}/v1/asks/{body['id']}"), 20
+        )
+        assert (status, view["state"], view["error"]["code"]) == (200, "failed", "ASK_ABORTED")
+        _, waited = await asyncio.wait_for(waiting, 20)
+    assert waited == view
+
+
 async def test_a_thousand_clicks_raced_over_both_replicas_answer_fifty_asks_once_each(
     emu: SlackEmulator, postgres_url: str
 ) -> None:

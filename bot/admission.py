@@ -3,6 +3,8 @@ why not, and turning an answer into the ask's settlement (the first valid one wi
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 
 from provider import (
@@ -20,6 +22,9 @@ from .review import ReviewPolicies
 from .store import EventKind, Verdict
 
 log = logging.getLogger(__name__)
+
+# How long a "too late" note waits for the winning answer to be saved, to name its author.
+SETTLING_WAIT_S = 10.0
 
 
 class Admission:
@@ -51,7 +56,7 @@ class Admission:
 
     async def admit(self, user: str, ask_id: str, *, part: int | None = None) -> LiveAsk | None:
         """The open ask if `user` may act on it now; otherwise tell them why not."""
-        live = self._asks.live(ask_id)
+        live = await self._asks.held(ask_id)
         if live is None:
             await self.too_late(user, ask_id)
             return None
@@ -98,16 +103,36 @@ class Admission:
                 detail=f"invalid answer: {broken}",
             )
             return
-        await self._asks.settle(
+        if not await self._asks.settle(
             live.record.id, Verdict.ANSWERED, claimed=live, actor=user, answer=answer
-        )
+        ):
+            await self.too_late(user, live.record.id)  # another replica settled it first
+
+    async def too_late_for_part(self, user: str, live: LiveAsk, part: int) -> None:
+        """Tell `user` their part was answered first by someone else, or the ask ended."""
+        done = live.record.parts_done.get(part)
+        if done is not None and self._asks.live(live.record.id) is live:
+            await self._messages.ephemeral(
+                live.record, user, f"This part was already answered by <@{done.by}>."
+            )
+            return
+        await self.too_late(user, live.record.id)
 
     async def too_late(self, user: str, ask_id: str) -> None:
         """Tell `user` the ask has already ended, and how."""
         record = await self._asks.stored(ask_id)
         if record is None:
             return
+        if not record.settled:
+            # Someone's answer is being saved right now (here or on another replica): say
+            # who won once it is.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SETTLING_WAIT_S):
+                    record = await self._asks.wait(ask_id)
         await self._asks.note(ask_id, EventKind.REFUSED, user, "already settled")
-        await self._messages.ephemeral(
-            record, user, settled_note(record.ended_as, record.decided_by)
+        note = (
+            settled_note(record.ended_as, record.decided_by)
+            if record.settled
+            else "Someone else's answer to this question is being saved; yours changed nothing."
         )
+        await self._messages.ephemeral(record, user, note)

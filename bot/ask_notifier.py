@@ -28,7 +28,7 @@ import random
 import socket
 from collections.abc import Iterator
 from types import TracebackType
-from typing import Self
+from typing import Protocol, Self
 
 import psycopg
 from psycopg import sql
@@ -71,6 +71,18 @@ class Watch:
         self._woken.set()
 
 
+class Hearer(Protocol):
+    """Told of every notification, beside the watches (e.g. the process's `Waiters`)."""
+
+    def changed(self, ask_id: str) -> None:
+        """The ask `ask_id` may have changed."""
+        ...
+
+    def reconnected(self) -> None:
+        """Notifications may have been missed while the connection was down."""
+        ...
+
+
 class AskNotifier:
     """The replica's LISTEN connection and the watches it wakes. `await AskNotifier.open(url)`."""
 
@@ -90,6 +102,7 @@ class AskNotifier:
         self._retry = (first_retry, longest_retry)
         self._probe_after = probe_after
         self._watches: dict[str, set[Watch]] = {}
+        self._hearers: list[Hearer] = []
         self._task: asyncio.Task[None] | None = None
         self.reconnects = 0  # how often the connection was lost and made again
 
@@ -144,6 +157,10 @@ class AskNotifier:
             if not watches:
                 del self._watches[key]
 
+    def hear(self, hearer: Hearer) -> None:
+        """Tell `hearer` of every notification and reconnect from now on."""
+        self._hearers.append(hearer)
+
     def watching(self) -> int:
         """How many watches are open (for health reports and tests)."""
         return sum(len(watches) for watches in self._watches.values())
@@ -167,6 +184,8 @@ class AskNotifier:
                 for watches in list(self._watches.values()):
                     for watch in watches:
                         watch.wake()
+                for hearer in self._hearers:
+                    hearer.reconnected()
         finally:
             await _close_quietly(conn)
 
@@ -176,6 +195,8 @@ class AskNotifier:
             async for note in conn.notifies(timeout=self._probe_after):
                 for watch in self._watches.get(note.payload, ()):
                     watch.wake()
+                for hearer in self._hearers:
+                    hearer.changed(note.payload)
             # Notifications that arrive during the probe wait in psycopg's backlog for the
             # next `notifies()`, so none is lost here.
             await self._probe(conn)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -31,16 +32,25 @@ from .store import (
     AskState,
     AskStore,
     EventKind,
+    Lease,
     ThreadRef,
 )
 from .tasks import Tasks
 from .threads import NoChannel, Threads
+from .waiters import Waiters
 
 log = logging.getLogger(__name__)
 
 # When to try again (seconds after the first try): a refused final update, a deferred post.
 RETRY_AFTER = (5.0, 30.0, 120.0)
 RESHOW_RECENT = 200
+# How long a replica may take to post an ask before another may take the work over.
+POST_LEASE_S = 30.0
+# How often a progress save re-reads and re-applies its change when another write came first.
+ADVANCE_TRIES = 5
+
+# A change of an open ask's progress, applied to the freshest record; None: nothing to do.
+Change = Callable[[AskRecord], AskRecord | None]
 
 
 @dataclass(eq=False)
@@ -99,6 +109,9 @@ class Asks:
         clock: Clock | None = None,
         tasks: Tasks | None = None,
         listener: PostedListener | None = None,
+        waiters: Waiters | None = None,
+        owner: str | None = None,
+        shared: bool = False,
     ) -> None:
         self._store = store
         self._threads = threads
@@ -107,11 +120,29 @@ class Asks:
         self._tasks = tasks or Tasks()
         self._listener = listener
         self._live: dict[str, LiveAsk] = {}
+        self.waiters = waiters or Waiters(store.get)
+        # Who holds this process's leases (`AskStore.lease`): unique per process.
+        self.owner = owner or f"replica-{secrets.token_hex(6)}"
+        # Other processes write the same store: a live copy may be stale, so settling reads
+        # the row first (progress saves are compare-and-set on every store anyway).
+        self._shared = shared
 
     # --- reading ---------------------------------------------------------------------------
 
     def live(self, ask_id: str) -> LiveAsk | None:
         """The pending ask with this id, if it is still open."""
+        return self._live.get(ask_id)
+
+    async def held(self, ask_id: str) -> LiveAsk | None:
+        """The open ask with this id: the live copy, or one another replica made or posted
+        (taken in hand from the store). None once it has ended."""
+        live = self._live.get(ask_id)
+        if live is not None:
+            return live
+        record = await self._store.get(ask_id)
+        if record is None or record.settled:
+            return None
+        self._take(record)
         return self._live.get(ask_id)
 
     def open_asks(self) -> list[LiveAsk]:
@@ -235,9 +266,21 @@ class Asks:
             self._live[record.id] = LiveAsk(record, lay_out(record.request), recovering=True)
 
     async def _post(self, live: LiveAsk) -> None:
-        """Post every part not yet posted; on failure the ask fails with Slack's error."""
-        async with live.posting:
-            failure = await self._post_parts(live)
+        """Post every part not yet posted; on failure the ask fails with Slack's error.
+
+        Under the ask's posting lease, so two replicas never post one ask: the one without
+        it leaves the work to the holder (or, if the holder dies, to whoever sweeps next)."""
+        name = f"post:{live.record.id}"
+        lease = await self.lease(name, POST_LEASE_S)
+        if lease is None:
+            return
+        try:
+            async with live.posting:
+                if lease.lapsed is not None:
+                    live.recovering = True  # its holder died: a part may be in Slack already
+                failure = await self._post_parts(live)
+        finally:
+            await self._store.release(name, self.owner)
         if failure is None:
             if self._listener is not None and live.record.id in self._live:
                 self._listener.posted(self, live)
@@ -268,16 +311,30 @@ class Asks:
                     return _Deferred(unknown)
                 if ts is None:
                     ts = await self._messages.post(live.record, live.layout, part)
-                record = live.record.model_copy(
-                    update={"message_ts": [*live.record.message_ts, ts]}
-                )
-                live.record = record
-                await self._store.save(
-                    record, self.event(record, EventKind.POSTED, detail=f"part {part} at {ts}")
-                )
+                if not await self._record_post(live, part, ts):
+                    return None  # settled meanwhile (withdrawn, answered elsewhere)
+                record = live.record
         except (SlackCallFailed, NoChannel) as error:
             return error
         return None
+
+    async def _record_post(self, live: LiveAsk, part: int, ts: str) -> bool:
+        """Save that part `part` is posted at `ts`; when another replica saved progress
+        first, on its record. False if the ask ended meanwhile."""
+        for _ in range(ADVANCE_TRIES):
+            record = live.record.model_copy(
+                update={
+                    "message_ts": [*live.record.message_ts, ts],
+                    "version": live.record.version + 1,
+                }
+            )
+            event = self.event(record, EventKind.POSTED, detail=f"part {part} at {ts}")
+            if await self._store.advance(record, event):
+                live.record = record
+                return True
+            if not await self._refresh(live):
+                return False
+        raise RuntimeError(f"ask {live.record.id}: part {part} at {ts} could not be recorded")
 
     async def _post_later(self, live: LiveAsk) -> None:
         start = self._clock.now()
@@ -296,37 +353,97 @@ class Asks:
         self,
         live: LiveAsk,
         kind: EventKind,
+        change: Change,
         *,
         actor: str | None = None,
         detail: str = "",
         show: tuple[int, ...] = (),
-    ) -> bool:
-        """Save an open ask as it stands now (and re-render parts `show`) — unless it is being
-        settled. Under the settlement's lock, and with the record read at save time, so a
-        progress save never lands over a decision and never writes back a stale copy."""
-        async with live.posting:
-            if live.deciding or self._live.get(live.record.id) is not live:
-                return False
-            await self._store.save(
-                live.record, self.event(live.record, kind, actor=actor, detail=detail)
-            )
-            for part in show:
-                view = await self._messages.open_view(live.record, live.layout, part)
-                await self._messages.update(live.record, part, view)
-            return True
+    ) -> AskRecord | None:
+        """Apply `change` to the open ask and save it (re-rendering parts `show`) — unless it
+        is being settled or has ended. The saved record, or None if nothing was saved.
+
+        Under the settlement's lock, and compare-and-set in the store (`advance`): a save
+        never lands over a decision, and when another replica saved first, the change is
+        applied again to its record, so two part answers never lose one."""
+        for _ in range(ADVANCE_TRIES):
+            async with live.posting:
+                if live.deciding or self._live.get(live.record.id) is not live:
+                    return None
+                changed = change(live.record)
+                if changed is None:
+                    return None
+                record = changed.model_copy(update={"version": live.record.version + 1})
+                if await self._store.advance(
+                    record, self.event(record, kind, actor=actor, detail=detail)
+                ):
+                    live.record = record
+                    for part in show:
+                        view = await self._messages.open_view(record, live.layout, part)
+                        await self._messages.update(record, part, view)
+                    return record
+            if not await self._refresh(live):
+                return None
+        log.error("ask %s: gave up saving %s after %d tries", live.record.id, kind, ADVANCE_TRIES)
+        return None
+
+    async def _refresh(self, live: LiveAsk) -> bool:
+        """Read the ask again (another replica wrote it); False if it has ended, and then
+        it is dropped here and its waiters get the record."""
+        record = await self._store.get(live.record.id)
+        if record is None or record.settled:
+            self._ended(live, record or live.record)
+            return False
+        live.record = record
+        return True
+
+    def _ended(self, live: LiveAsk, record: AskRecord) -> None:
+        """`live` has ended (here or elsewhere, as `record` says): stop holding it."""
+        live.record = record
+        if self._live.get(record.id) is live:
+            del self._live[record.id]
+        live.settled.set()
+        if record.settled:
+            self.waiters.settled(record)
+
+    async def sweep(self) -> None:
+        """Take in hand what other replicas leave: pending asks not yet (fully) posted are
+        posted (once: under their lease), and copies of asks that ended elsewhere dropped.
+        Replicas sharing a store run this periodically."""
+        pending = {record.id: record for record in await self._store.pending()}
+        for live in list(self._live.values()):
+            if live.record.id not in pending and not live.deciding:
+                await self._refresh(live)
+        for record in pending.values():
+            self._take(record)
+            held = self._live.get(record.id)
+            if held is None or held.deciding:
+                continue
+            if record.version > held.record.version:
+                held.record = record
+            if len(held.record.message_ts) < len(held.layout.parts):
+                try:
+                    await self._post(held)
+                except UserQuestionError:
+                    log.exception("ask %s could not be posted", record.id)
+            elif self._listener is not None:
+                self._listener.posted(self, held)
+
+    async def lease(self, name: str, seconds: float) -> Lease | None:
+        """This process's lease on `name` for `seconds` (see `AskStore.lease`)."""
+        now = self._clock.now()
+        return await self._store.lease(name, self.owner, now=now, until=now + seconds)
 
     # --- waiting ---------------------------------------------------------------------------
 
     async def wait(self, ask_id: str) -> AskRecord:
-        """The ask once settled (at once if it already is). `KeyError` for an unknown id."""
+        """The ask once settled (at once if it already is), by whichever replica.
+        `KeyError` for an unknown id."""
         live = self._live.get(ask_id)
-        if live is not None:
+        if live is not None and not self._shared:
+            # One process: only this one settles, and hands over the record.
             await live.settled.wait()
             return live.record
-        record = await self._store.get(ask_id)
-        if record is None:
-            raise KeyError(ask_id)
-        return record
+        return await self.waiters.wait(ask_id)
 
     # --- settling --------------------------------------------------------------------------
 
@@ -364,8 +481,7 @@ class Asks:
         if live is None:
             return False
         async with live.posting:
-            await self._settle(live, verdict, actor, answer, reason, detail or reason)
-        return True
+            return await self._settle(live, verdict, actor, answer, reason, detail or reason)
 
     async def _settle(
         self,
@@ -375,8 +491,10 @@ class Asks:
         answer: AskUserQuestionAnswer | None,
         reason: str | None,
         detail: str | None,
-    ) -> None:
+    ) -> bool:
         ending = ENDINGS[verdict]
+        if self._shared and not await self._refresh(live):
+            return False  # another replica ended it
         record = live.record.model_copy(
             update={
                 "state": ending.state,
@@ -389,17 +507,20 @@ class Asks:
             }
         )
         try:
-            await self._store.save(
+            won = await self._store.settle(
                 record, self.event(record, ending.event, actor=actor, detail=reason or "")
             )
         except BaseException:
             live.deciding = False  # nothing was decided: let the next answer try
             raise
-        live.record = record
-        del self._live[record.id]
-        live.settled.set()
+        if not won:
+            # Another replica settled it first: its record is the truth, and it shows it.
+            await self._refresh(live)
+            return False
+        self._ended(live, record)
         if not await self.show(live):
             self._tasks.spawn(self._reshow(live), name=f"reshow {record.id}")
+        return True
 
     async def show(self, live: LiveAsk) -> bool:
         """Replace the controls of every posted part with the settlement; once every part

@@ -45,7 +45,11 @@ class Config(BaseModel):
     mode: Mode
     slack: SlackSettings  # offline: fresh credentials the local emulator is told to accept
     app_token: SecretStr | None = None
-    db_path: Path = DEFAULT_DB
+    db_path: Path = DEFAULT_DB  # SQLite (the default), unless `postgres_url` is set
+    # A PostgreSQL store shared by several replicas (SLACK_QUESTIONS_DB=postgresql://…).
+    postgres_url: SecretStr | None = None
+    # This replica's name, the same across its restarts (default: host name and port).
+    replica: str | None = None
     relay_token: SecretStr | None = None
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
@@ -67,7 +71,11 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     parser.add_argument("--host", help=f"address to listen on (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, help=f"port to listen on (default {DEFAULT_PORT})")
-    parser.add_argument("--db", help="SQLite file for asks (SLACK_QUESTIONS_DB)")
+    parser.add_argument(
+        "--db",
+        help="where asks are kept: a SQLite file (or sqlite:FILE), or a postgresql:// URL "
+        "that several replicas share (SLACK_QUESTIONS_DB)",
+    )
     parser.add_argument("--channel", help="channel id for questions (SLACK_QUESTIONS_CHANNEL)")
     parser.add_argument(
         "--no-demo", action="store_true", help="offline: do not start the demo agent"
@@ -165,13 +173,17 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
         except PolicyError as error:
             problems.append(f"SLACK_QUESTIONS_REVIEW_POLICY: {error}")
 
+    db_path, postgres_url = _store_of(args.db or get("SLACK_QUESTIONS_DB"), problems)
+
     if problems:
         raise ConfigError("cannot start:\n" + "\n".join(f"  - {p}" for p in problems))
     return Config(
         mode=mode,
         slack=settings,
         app_token=SecretStr(app_token) if app_token else None,
-        db_path=Path(args.db or get("SLACK_QUESTIONS_DB") or DEFAULT_DB),
+        db_path=db_path,
+        postgres_url=postgres_url,
+        replica=get("SLACK_QUESTIONS_REPLICA"),
         relay_token=SecretStr(relay_token) if relay_token else None,
         host=args.host or get("HOST") or DEFAULT_HOST,
         port=port,
@@ -185,3 +197,27 @@ def _port(value: str | None, problems: list[str]) -> int:
         problems.append(f"PORT must be a number, not {value!r}")
         return DEFAULT_PORT
     return int(value)
+
+
+_POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+
+
+def _store_of(value: str | None, problems: list[str]) -> tuple[Path, SecretStr | None]:
+    """SLACK_QUESTIONS_DB: a postgresql:// (or postgres://) URL selects PostgreSQL; a path,
+    or `sqlite:` and a path, keeps SQLite."""
+    if value is None:
+        return DEFAULT_DB, None
+    if value.startswith(_POSTGRES_SCHEMES):
+        return DEFAULT_DB, SecretStr(value)
+    if value.startswith("sqlite:"):
+        value = value.removeprefix("sqlite:").removeprefix("//")
+        if not value:
+            problems.append("SLACK_QUESTIONS_DB=sqlite: needs a file after it, e.g. sqlite:asks.db")
+            return DEFAULT_DB, None
+    elif "://" in value:
+        scheme = value.split("://", 1)[0]
+        problems.append(
+            f"SLACK_QUESTIONS_DB must be a SQLite file or a postgresql:// URL, not a {scheme}:// URL"
+        )
+        return DEFAULT_DB, None
+    return Path(value), None

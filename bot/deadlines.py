@@ -19,6 +19,9 @@ from .store import EventKind, Verdict
 
 log = logging.getLogger(__name__)
 
+# How long one replica holds the right to post a review's reminder.
+REMIND_LEASE_S = 300.0
+
 
 def spoken(seconds: float) -> str:
     """A duration as people say it: 90 s, 15 min, 2 h, 1 d."""
@@ -83,6 +86,13 @@ class Deadlines:
         live = asks.live(ask_id)
         if live is None:
             return
+        # Every replica holding the ask runs this timer: the lease lets one remind, and the
+        # stored record tells a later one it was done.
+        if await asks.lease(f"remind:{ask_id}", REMIND_LEASE_S) is None:
+            return
+        stored = await asks.stored(ask_id)
+        if stored is None or stored.settled or stored.reminded_at is not None:
+            return
         who = mentions(policy.reviewers)
         text = f"{who + ': t' if who else 'T'}his plan has waited {spoken(after)} for review."
         if not await self._messages.remind(live.record, text):
@@ -91,8 +101,13 @@ class Deadlines:
         live = asks.live(ask_id)
         if live is None:
             return
-        live.record = live.record.model_copy(update={"reminded_at": self._clock.now()})
-        await asks.save_progress(live, EventKind.REMINDED, detail=text)
+        now = self._clock.now()
+        await asks.save_progress(
+            live,
+            EventKind.REMINDED,
+            lambda record: record.model_copy(update={"reminded_at": now}),
+            detail=text,
+        )
 
     @property
     def watching(self) -> int:

@@ -21,7 +21,7 @@ from .payloads import StateValues
 from .plan_reviews import PlanReviews
 from .render import details_modal, form_modal, other_modal
 from .render.text import escaped_within
-from .store import EventKind, PartAnswer, Verdict
+from .store import AskRecord, EventKind, PartAnswer, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -136,7 +136,7 @@ class Interactions:
 
     async def form_closed(self, user: str, meta: ViewMeta) -> None:
         """The person closed the form: the ask ends as closed (`ASK_ABORTED` to the agent)."""
-        live = self._asks.live(meta.ask)
+        live = await self._asks.held(meta.ask)
         if live is None or not await self._admission.who_may_answer(live).allows(user):
             return
         await self._asks.settle(
@@ -184,19 +184,37 @@ class Interactions:
         if part in live.record.parts_done or live.deciding:
             await self._admission.too_late(user, live.record.id)
             return
-        done = {
-            **live.record.parts_done,
-            part: PartAnswer(by=user, at=self._clock.now(), answers=items),
-        }
-        live.record = live.record.model_copy(update={"parts_done": done})
-        if len(done) < len(live.layout.parts):
-            await self._asks.save_progress(
-                live, EventKind.PART_ANSWERED, actor=user, detail=f"part {part}", show=(part,)
+        answered = PartAnswer(by=user, at=self._clock.now(), answers=items)
+
+        def add_part(record: AskRecord) -> AskRecord | None:
+            if part in record.parts_done:
+                return None  # someone answered it first (on another replica)
+            return record.model_copy(update={"parts_done": {**record.parts_done, part: answered}})
+
+        if len(live.record.parts_done) + 1 < len(live.layout.parts):
+            saved = await self._asks.save_progress(
+                live,
+                EventKind.PART_ANSWERED,
+                add_part,
+                actor=user,
+                detail=f"part {part}",
+                show=(part,),
             )
-            return
+            if saved is None:
+                await self._admission.too_late_for_part(user, live, part)
+                return
+            if len(saved.parts_done) < len(live.layout.parts):
+                return
+        else:
+            completed = add_part(live.record)
+            if completed is None:
+                await self._admission.too_late_for_part(user, live, part)
+                return
+            live.record = completed
         claimed = self._asks.claim(live.record.id)
         if claimed is None:
             return
+        done = live.record.parts_done
         by_id = {item.id: item for p in done.values() for item in p.answers}
         answer = AskUserQuestionAnswer(answers=[by_id[q.id] for q in live.record.questions])
         await self._admission.settle_answer(claimed, user, answer)

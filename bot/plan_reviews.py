@@ -13,7 +13,7 @@ from .asks import Asks, LiveAsk
 from .clock import Clock
 from .render.plan_review import changes_modal, diff_modal, plan_modal
 from .review import ReviewPolicies
-from .store import Approval, EventKind, Verdict
+from .store import Approval, AskRecord, EventKind, Verdict
 
 
 class PlanReviews:
@@ -53,19 +53,32 @@ class PlanReviews:
         if live.deciding:
             await self._admission.too_late(user, record.id)
             return
-        # Synchronous from the check to here: two approvals at once are both counted.
-        approvals = [*record.approvals, Approval(by=user, at=self._clock.now())]
-        live.record = record.model_copy(update={"approvals": approvals})
+        approval = Approval(by=user, at=self._clock.now())
         needed = self._policies.for_channel(record.channel).approvals
-        if len(approvals) < needed:
-            await self._asks.save_progress(
+
+        def approve(current: AskRecord) -> AskRecord | None:
+            if any(a.by == user for a in current.approvals):
+                return None  # counted already (a click that reached another replica too)
+            return current.model_copy(update={"approvals": [*current.approvals, approval]})
+
+        if len(record.approvals) + 1 < needed:
+            saved = await self._asks.save_progress(
                 live,
                 EventKind.APPROVED,
+                approve,
                 actor=user,
-                detail=f"{len(approvals)}/{needed}",
-                show=tuple(range(len(live.record.message_ts))),
+                detail=f"{len(record.approvals) + 1}/{needed}",
+                show=tuple(range(len(record.message_ts))),
             )
-            return
+            if saved is None or len(saved.approvals) < needed:
+                return
+        else:
+            # The approval that decides: counted synchronously with the check above, so two
+            # approvals at once are both counted.
+            approved = approve(record)
+            if approved is None:
+                return
+            live.record = approved
         item = AskUserQuestionAnswerItem(id=question.id, selected=[question.intent.approve])
         await self._admission.answer(live, user, [item])
 

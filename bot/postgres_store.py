@@ -41,8 +41,11 @@ from .store import (
     EventKind,
     InboxItem,
     InboxKind,
+    Lease,
     ThreadRef,
+    check_advance,
     check_settle,
+    lease_for,
 )
 
 Connection = psycopg.AsyncConnection[TupleRow]
@@ -95,6 +98,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             received_at DOUBLE PRECISION NOT NULL,
             kind TEXT NOT NULL,
             body TEXT NOT NULL
+        )""",
+    ),
+    (
+        # Work done once across replicas (posting, thread roots, reminders): who holds it, until.
+        """CREATE TABLE leases (
+            name TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            until DOUBLE PRECISION NOT NULL
         )""",
     ),
 )
@@ -433,6 +444,56 @@ class PostgresStore:
             InboxItem(id=str(i), received_at=float(at), kind=InboxKind(str(kind)), body=str(body))
             for i, at, kind, body in rows
         ]
+
+    async def advance(self, record: AskRecord, event: AskEvent) -> bool:
+        """See `AskStore.advance`: one conditional UPDATE on state and version; a racing
+        replica waits on the row lock, then finds the version moved and writes nothing."""
+        check_advance(record, event)
+        async with self._connection() as conn:
+            written = await _write_with_event(
+                conn,
+                "UPDATE asks SET idempotency_key = %s, state = %s, created_at = %s,"
+                " record = %s::jsonb WHERE id = %s AND state = 'pending'"
+                " AND coalesce((record->>'version')::int, 0) = %s",
+                (*_ask_row(record)[1:], record.id, record.version - 1),
+                event,
+            )
+            if written:
+                return True
+            known = await conn.execute("SELECT 1 FROM asks WHERE id = %s", (record.id,))
+            if await known.fetchone() is None:
+                raise KeyError(record.id)
+        return False
+
+    async def lease(self, name: str, owner: str, *, now: float, until: float) -> Lease | None:
+        """See `AskStore.lease`: the row is made if absent, then locked, read and taken in
+        one transaction, so racing replicas take turns and only one gets it."""
+        async with self._transaction() as conn:
+            await conn.execute(
+                "INSERT INTO leases (name, owner, until) VALUES (%s, '', 0)"
+                " ON CONFLICT (name) DO NOTHING",
+                (name,),
+            )
+            cursor = await conn.execute(
+                "SELECT owner, until FROM leases WHERE name = %s FOR UPDATE", (name,)
+            )
+            row = await cursor.fetchone()
+            assert row is not None
+            granted = lease_for(str(row[0]), float(row[1]), owner, now)
+            if granted is None:
+                return None
+            await conn.execute(
+                "UPDATE leases SET owner = %s, until = %s WHERE name = %s", (owner, until, name)
+            )
+        return granted
+
+    async def release(self, name: str, owner: str) -> None:
+        """See `AskStore.release`."""
+        async with self._connection() as conn:
+            await conn.execute(
+                "UPDATE leases SET owner = '', until = 0 WHERE name = %s AND owner = %s",
+                (name, owner),
+            )
 
 
 def _ask_row(record: AskRecord) -> tuple[str, str | None, str, float, str]:

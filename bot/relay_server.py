@@ -196,12 +196,15 @@ class RelayServer:
             for waiter in (settled, closing):
                 waiter.cancel()
             await asyncio.gather(settled, closing, return_exceptions=True)
+        if settled.done() and not settled.cancelled() and settled.exception() is None:
+            return settled.result()  # handed over by the settle (any replica): no re-read
         return await self._asks.stored(ask_id)
 
     async def _delete(self, request: web.Request) -> web.Response:
         ask_id = request.match_info["id"]
         if await self._asks.stored(ask_id) is None:
             return problem("NOT_FOUND", f"no ask {ask_id}")
+        await self._asks.held(ask_id)  # made or posted by another replica: take it in hand
         await self._asks.settle(
             ask_id, Verdict.WITHDRAWN, reason="the agent withdrew it through the relay"
         )

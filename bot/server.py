@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import socket
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
@@ -16,10 +20,17 @@ from .slack_provider import SlackQuestionProvider, StartupError
 from .slack_requests import Refused, bolt_request_of, verified_text
 from .socket_mode import SocketModeRunner
 from .sqlite_store import SqliteStore, StoreError
+from .store import AskStore
+
+if TYPE_CHECKING:
+    from .ask_notifier import AskNotifier
 
 log = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE_SECONDS = 5.0
+# Replicas sharing a store: how often each takes in hand what another left (an ask a dead
+# replica never posted, an ask another replica created) and drops copies that ended elsewhere.
+SWEEP_EVERY_S = 2.0
 
 
 class Server:
@@ -28,11 +39,12 @@ class Server:
     def __init__(
         self,
         config: Config,
-        store: SqliteStore,
+        store: AskStore,
         provider: SlackQuestionProvider,
         relay: RelayServer,
         runner: web.AppRunner,
         socket: SocketModeRunner | None,
+        notifier: AskNotifier | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -40,6 +52,12 @@ class Server:
         self.relay = relay
         self._runner = runner
         self.socket = socket
+        self.notifier = notifier
+        self._sweeper: asyncio.Task[None] | None = None
+        if notifier is not None:
+            # Other replicas settle asks too: their notifications wake our waiters.
+            notifier.hear(provider.asks.waiters)
+            self._sweeper = asyncio.create_task(self._sweep(), name="sweep")
 
     @property
     def url(self) -> str:
@@ -52,14 +70,13 @@ class Server:
         """Open the store, check Slack, listen, and take back pending asks."""
         if config.mode is Mode.OFFLINE:
             raise StartupError("the server needs Slack credentials (offline mode wraps it)")
+        store, notifier = await open_store(config)
         try:
-            store = await SqliteStore.open(config.db_path)
-        except StoreError as error:
-            raise StartupError(str(error)) from error
-        try:
-            provider = await SlackQuestionProvider.start(config.slack, store=store)
+            provider = await SlackQuestionProvider.start(
+                config.slack, store=store, shared=notifier is not None, replica=replica_of(config)
+            )
         except BaseException:
-            await store.close()
+            await _close_store(store, notifier)
             raise
         try:
             if config.slack.channel is not None:
@@ -88,18 +105,78 @@ class Server:
                 await socket.start()
         except BaseException:
             await provider.close()
-            await store.close()
+            await _close_store(store, notifier)
             raise
-        return cls(config, store, provider, relay, runner, socket)
+        return cls(config, store, provider, relay, runner, socket, notifier)
 
     async def close(self) -> None:
         """Graceful: stop taking work, let acks in flight finish, keep every pending ask."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
         self.relay.close()
         if self.socket is not None:
             await self.socket.close()
         await self._runner.cleanup()
         await self.provider.close()
-        await self.store.close()
+        await _close_store(self.store, self.notifier)
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(SWEEP_EVERY_S)
+            try:
+                await self.provider.asks.sweep()
+            except Exception:
+                log.exception("sweeping the shared store failed; trying again")
+
+
+def replica_of(config: Config) -> str | None:
+    """This replica's lasting name: configured, or the host and the port it listens on
+    (None for a port chosen at random, which a restart would not keep)."""
+    if config.replica is not None:
+        return config.replica
+    return f"{socket.gethostname()}:{config.port}" if config.port else None
+
+
+async def open_store(config: Config) -> tuple[AskStore, AskNotifier | None]:
+    """The configured store, and (PostgreSQL) the notifier that hears other replicas;
+    `StartupError` says what to fix."""
+    if config.postgres_url is None:
+        try:
+            return await SqliteStore.open(config.db_path), None
+        except StoreError as error:
+            raise StartupError(str(error)) from error
+    try:
+        # Imported here: psycopg is the optional `postgres` extra.
+        from .ask_notifier import AskNotifier
+        from .postgres_connect import PostgresStoreError
+        from .postgres_store import PostgresStore
+    except ImportError as error:
+        raise StartupError(
+            f"SLACK_QUESTIONS_DB is a PostgreSQL URL but its driver is missing ({error}); "
+            "install slack-questions[postgres]"
+        ) from error
+    url = config.postgres_url.get_secret_value()
+    try:
+        store = await PostgresStore.open(url)
+    except PostgresStoreError as error:
+        raise StartupError(str(error)) from error
+    try:
+        notifier = await AskNotifier.open(url)
+    except PostgresStoreError as error:
+        await store.close()
+        raise StartupError(str(error)) from error
+    except BaseException:
+        await store.close()
+        raise
+    return store, notifier
+
+
+async def _close_store(store: AskStore, notifier: AskNotifier | None) -> None:
+    if notifier is not None:
+        await notifier.close()
+    await store.close()
 
 
 async def check_membership(provider: SlackQuestionProvider, channel: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from collections.abc import Callable, Sequence
 from types import TracebackType
 
@@ -112,8 +113,15 @@ class SlackQuestionProvider:
         *,
         store: AskStore | None = None,
         clock: Clock | None = None,
+        shared: bool = False,
+        replica: str | None = None,
     ) -> SlackQuestionProvider:
-        """Check the token with auth.test, build the app, and take back pending asks."""
+        """Check the token with auth.test, build the app, and take back pending asks.
+
+        `shared`: other replicas use the same store (PostgreSQL), so copies in memory may
+        be stale and are read again before an ask is settled. `replica`: a name that stays
+        the same across restarts (host and port), so a restarted replica takes over at once
+        the work its crashed predecessor held a lease on."""
         session = client_session(settings.call_timeout)
         try:
             client = web_client(settings.bot_token, base_url=settings.api_url, session=session)
@@ -129,7 +137,9 @@ class SlackQuestionProvider:
             store = store or MemoryStore()
             tasks = Tasks()
             clock = clock or SystemClock()
-            threads = Threads(client, store, settings.channel, clock=clock)
+            # This process in the store's leases: the replica, then this incarnation of it.
+            owner = f"{replica or 'replica-' + secrets.token_hex(6)}#{secrets.token_hex(4)}"
+            threads = Threads(client, store, settings.channel, clock=clock, owner=owner)
             messages = AskMessages(client, store, settings.review, clock)
             deadlines = Deadlines(settings.review, clock, messages)
             asks = Asks(
@@ -139,6 +149,8 @@ class SlackQuestionProvider:
                 clock=clock,
                 tasks=tasks,
                 listener=deadlines,
+                owner=owner,
+                shared=shared,
             )
             admission = Admission(
                 asks, messages, Responders(client, settings.responders), settings.review

@@ -38,8 +38,11 @@ from .store import (
     EventKind,
     InboxItem,
     InboxKind,
+    Lease,
     ThreadRef,
+    check_advance,
     check_settle,
+    lease_for,
 )
 
 T = TypeVar("T")
@@ -87,6 +90,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             received_at REAL NOT NULL,
             kind TEXT NOT NULL,
             body TEXT NOT NULL
+        )""",
+    ),
+    (
+        # Work done once across replicas (posting, thread roots, reminders): who holds it, until.
+        """CREATE TABLE IF NOT EXISTS leases (
+            name TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            until REAL NOT NULL
         )""",
     ),
 )
@@ -422,6 +433,62 @@ class SqliteStore:
             ]
 
         return await self._run(pending)
+
+    async def advance(self, record: AskRecord, event: AskEvent) -> bool:
+        """See `AskStore.advance`: a conditional UPDATE on state and version, under the
+        write lock."""
+        check_advance(record, event)
+
+        def advance(conn: sqlite3.Connection) -> bool:
+            with _transaction(conn):
+                written = conn.execute(
+                    "UPDATE asks SET idempotency_key = ?, state = ?, created_at = ?, record = ?"
+                    " WHERE id = ? AND state = ?"
+                    " AND coalesce(json_extract(record, '$.version'), 0) = ?",
+                    (
+                        *_ask_row(record)[1:],
+                        record.id,
+                        AskState.PENDING.value,
+                        record.version - 1,
+                    ),
+                ).rowcount
+                if not written:
+                    if conn.execute("SELECT 1 FROM asks WHERE id = ?", (record.id,)).fetchone():
+                        return False
+                    raise KeyError(record.id)
+                _append(conn, event)
+            return True
+
+        return await self._run(advance)
+
+    async def lease(self, name: str, owner: str, *, now: float, until: float) -> Lease | None:
+        """See `AskStore.lease`: read and taken under the write lock."""
+
+        def lease(conn: sqlite3.Connection) -> Lease | None:
+            with _transaction(conn):
+                row = conn.execute(
+                    "SELECT owner, until FROM leases WHERE name = ?", (name,)
+                ).fetchone()
+                holder, held_until = row or ("", 0.0)
+                granted = lease_for(holder, held_until, owner, now)
+                if granted is None:
+                    return None
+                conn.execute(
+                    "INSERT INTO leases (name, owner, until) VALUES (?, ?, ?) ON CONFLICT (name)"
+                    " DO UPDATE SET owner = excluded.owner, until = excluded.until",
+                    (name, owner, until),
+                )
+            return granted
+
+        return await self._run(lease)
+
+    async def release(self, name: str, owner: str) -> None:
+        """See `AskStore.release`."""
+        await self._run(
+            lambda conn: conn.execute(
+                "DELETE FROM leases WHERE name = ? AND owner = ?", (name, owner)
+            )
+        )
 
 
 @contextmanager

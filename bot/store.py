@@ -32,6 +32,7 @@ __all__ = [
     "EventKind",
     "InboxItem",
     "InboxKind",
+    "Lease",
     "MemoryStore",
     "PartAnswer",
     "ThreadRef",
@@ -92,6 +93,9 @@ class AskRecord(Record):
     revises: str | None = None  # the ask id of that declined plan
     reminded_at: float | None = None
     shown: bool = False  # the decided message shows the decision (controls gone)
+    # Bumped by each progress save (`AskStore.advance`): a copy read before another
+    # replica's save is stale, and its save is refused instead of overwriting that one.
+    version: int = 0
 
     @property
     def request(self) -> AskUserQuestionRequest:
@@ -156,6 +160,13 @@ class InboxItem(Record):
     received_at: float
     kind: InboxKind
     body: str
+
+
+class Lease(Record):
+    """A lease granted (`AskStore.lease`): `lapsed` names the owner whose lease ran out
+    while held (it crashed, or was too slow), so its work may be half done."""
+
+    lapsed: str | None = None
 
 
 class AskStore(Protocol):
@@ -226,6 +237,24 @@ class AskStore(Protocol):
 
     async def inbox_pending(self) -> list[InboxItem]:
         """Interactions acked but not yet handled, oldest first."""
+
+    async def advance(self, record: AskRecord, event: AskEvent) -> bool:
+        """Save progress of a pending ask (posted, part answered, approved, reminded) and
+        append `event`, only if nobody wrote it since `record` was read: the stored ask must
+        be pending at version `record.version - 1`. True if written; False if another write
+        (a settle, another replica's progress) came first: re-read and apply the change
+        again. `KeyError` for an unknown ask."""
+        ...
+
+    async def lease(self, name: str, owner: str, *, now: float, until: float) -> Lease | None:
+        """Hold the lease `name` for `owner` until `until`, unless another owner holds it
+        past `now` (None). Work that must happen once across replicas (opening a thread,
+        posting an ask, a reminder) is done under its lease; a holder that dies loses it
+        when it lapses, so no replica waits on a dead one for longer than that."""
+        ...
+
+    async def release(self, name: str, owner: str) -> None:
+        """Give the lease `name` up, if `owner` holds it: the work is done."""
         ...
 
 
@@ -238,6 +267,7 @@ class MemoryStore:
         self._events: dict[str, list[AskEvent]] = {}
         self._threads: dict[str, ThreadRef] = {}
         self._inbox: dict[str, InboxItem] = {}
+        self._leases: dict[str, tuple[str, float]] = {}
 
     async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
         """See `AskStore.add`."""
@@ -329,6 +359,31 @@ class MemoryStore:
         # Added in order of arrival; the sort is stable, so equal times keep that order.
         return sorted(self._inbox.values(), key=lambda item: item.received_at)
 
+    async def advance(self, record: AskRecord, event: AskEvent) -> bool:
+        """See `AskStore.advance`."""
+        check_advance(record, event)
+        stored = self._asks.get(record.id)
+        if stored is None:
+            raise KeyError(record.id)
+        if stored.settled or stored.version != record.version - 1:
+            return False
+        self._asks[record.id] = record
+        self._events[record.id].append(event)
+        return True
+
+    async def lease(self, name: str, owner: str, *, now: float, until: float) -> Lease | None:
+        """See `AskStore.lease`."""
+        holder, held_until = self._leases.get(name, ("", 0.0))
+        granted = lease_for(holder, held_until, owner, now)
+        if granted is not None:
+            self._leases[name] = (owner, until)
+        return granted
+
+    async def release(self, name: str, owner: str) -> None:
+        """See `AskStore.release`."""
+        if self._leases.get(name, ("", 0.0))[0] == owner:
+            del self._leases[name]
+
 
 def check_settle(record: AskRecord, event: AskEvent) -> None:
     """`settle`'s guards, shared by every store."""
@@ -336,3 +391,29 @@ def check_settle(record: AskRecord, event: AskEvent) -> None:
         raise ValueError(f"event of ask {event.ask_id!r} settled with ask {record.id!r}")
     if not record.settled:
         raise ValueError(f"ask {record.id!r} is still pending: settle takes a settled record")
+
+
+def check_advance(record: AskRecord, event: AskEvent) -> None:
+    """`advance`'s guards, shared by every store."""
+    if event.ask_id != record.id:
+        raise ValueError(f"event of ask {event.ask_id!r} saved with ask {record.id!r}")
+    if record.settled:
+        raise ValueError(f"ask {record.id!r} is settled: advance saves progress, settle ends it")
+
+
+def lease_for(holder: str, held_until: float, owner: str, now: float) -> Lease | None:
+    """The lease `owner` gets of one now held by `holder` ("" for nobody) until
+    `held_until`: None while another owner holds it.
+
+    Owners are `replica#incarnation`: a replica restarted after a crash takes what its
+    previous incarnation held at once (lapsed), without waiting for the lease to run out."""
+    if holder in ("", owner):
+        return Lease()
+    if held_until > now and not _predecessor(holder, owner):
+        return None
+    return Lease(lapsed=holder)
+
+
+def _predecessor(holder: str, owner: str) -> bool:
+    replica, mark, _ = owner.partition("#")
+    return bool(mark) and holder.startswith(f"{replica}#")

@@ -6,7 +6,7 @@ It imports nothing from the rest of `bot` or from `provider`. See README.md besi
 from slack_emulator.block_checks import Issue, check_blocks, check_view
 from slack_emulator.block_limits import LIMITS, Limit
 from slack_emulator.emulator import SlackEmulator
-from slack_emulator.faults import ApiError, Fault, RateLimited, ServerError, Slow
+from slack_emulator.faults import ApiError, Fault, RateLimited, ServerError, Slow, SlowReply
 from slack_emulator.identity import AppIdentity
 from slack_emulator.people import Person
 from slack_emulator.records import ApiCall, BlockKitViolation, Delivery
@@ -37,6 +37,7 @@ __all__ = [
     "ServerError",
     "SlackEmulator",
     "Slow",
+    "SlowReply",
     "SocketModeServer",
     "User",
     "UserGroup",

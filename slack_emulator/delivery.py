@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlencode
@@ -67,6 +70,21 @@ def parse_ack(body: str, content_type: str) -> JsonDict | None:
             return {"text": body}
         return parsed if isinstance(parsed, dict) else {"text": body}
     return {"text": body}
+
+
+# Where HTTP deliveries go in this context instead of `request_url` (`delivering_to`): a
+# request URL per task, so concurrent people can reach different replicas of one app.
+_TARGET: ContextVar[str | None] = ContextVar("delivery_target", default=None)
+
+
+@contextmanager
+def delivering_to(url: str) -> Iterator[None]:
+    """Within the block (and tasks started in it), deliver over HTTP to `url`."""
+    token = _TARGET.set(url)
+    try:
+        yield
+    finally:
+        _TARGET.reset(token)
 
 
 class Deliverer:
@@ -135,7 +153,8 @@ class Deliverer:
 
     async def _over_http(self, body: str, content_type: str) -> _Answer:
         settings = self.settings
-        if settings.request_url is None:
+        request_url = _TARGET.get() or settings.request_url
+        if request_url is None:
             return _Answer(False, None, None, None, "no request_url is set")
         if self._session is None:
             return _Answer(False, None, None, None, "the emulator is not running")
@@ -148,7 +167,7 @@ class Deliverer:
         started = time.monotonic()
         try:
             async with self._session.post(
-                settings.request_url,
+                request_url,
                 data=body.encode(),
                 headers=headers,
                 timeout=aiohttp.ClientTimeout(total=settings.ack_timeout),

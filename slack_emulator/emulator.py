@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from types import TracebackType
 
 from aiohttp import web
 
 from slack_emulator.core import Core, build_core
-from slack_emulator.delivery import DeliverySettings
+from slack_emulator.delivery import DeliverySettings, delivering_to
 from slack_emulator.faults import Fault, Faults
 from slack_emulator.http_routes import build_server
 from slack_emulator.identity import AppIdentity
@@ -275,6 +276,11 @@ class SlackEmulator:
         return self._core.workspace.home(user_id)
 
     # people and faults ----------------------------------------------------------------
+
+    def delivering_to(self, url: str) -> AbstractContextManager[None]:
+        """Within the block (and tasks started in it), people's HTTP deliveries go to `url`
+        instead of `request_url`: e.g. clicks spread over two replicas of one app."""
+        return delivering_to(url)
 
     def person(self, user_id: str) -> Person:
         return Person(self._core, user_id)

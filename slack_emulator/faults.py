@@ -34,13 +34,21 @@ class Slow:
 
 
 @dataclass(frozen=True)
+class SlowReply:
+    """Do the call at once (a message is stored), but send the reply only after `seconds`
+    (real time): the app can be killed while the reply is in flight."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
 class ApiError:
     """HTTP 200 with `{"ok": false, "error": <error>}`, as if Slack refused the call."""
 
     error: str
 
 
-Fault: TypeAlias = RateLimited | ServerError | Slow | ApiError
+Fault: TypeAlias = RateLimited | ServerError | Slow | SlowReply | ApiError
 
 ANY_METHOD = "*"
 

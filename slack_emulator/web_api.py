@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 from slack_emulator.block_checks import Issue
-from slack_emulator.faults import ApiError, Faults, RateLimited, ServerError, Slow
+from slack_emulator.faults import ApiError, Faults, RateLimited, ServerError, Slow, SlowReply
 from slack_emulator.identity import AppIdentity
 from slack_emulator.ids import Ids
 from slack_emulator.records import ApiCall, BlockKitViolation, Recorder
@@ -157,6 +157,8 @@ class WebApi:
             self._context.recorder.hold(method)
             await self._delay(fault.seconds)
         reply = self._answer(method, params, token, token_in_header, fault)
+        if isinstance(fault, SlowReply):
+            await self._delay(fault.seconds)
         self._context.recorder.call(
             ApiCall(
                 method,
@@ -173,7 +175,7 @@ class WebApi:
         params: JsonDict,
         token: str | None,
         token_in_header: bool,
-        fault: RateLimited | ServerError | Slow | ApiError | None,
+        fault: RateLimited | ServerError | Slow | SlowReply | ApiError | None,
     ) -> ApiReply:
         if isinstance(fault, RateLimited):
             return ApiReply(

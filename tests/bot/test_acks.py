@@ -28,10 +28,10 @@ async def test_a_click_is_acked_before_the_slow_message_update_finishes(emu: Sla
 class BrokenStore(MemoryStore):
     """Saves nothing after the ask is posted: every later transition fails."""
 
-    async def save(self, record: AskRecord, event: AskEvent) -> None:
+    async def settle(self, record: AskRecord, event: AskEvent) -> bool:
         if event.kind == "answered":
             raise OSError("disk full")
-        await super().save(record, event)
+        return await super().settle(record, event)
 
 
 async def test_a_failure_after_the_ack_does_not_lose_the_ack(emu: SlackEmulator) -> None:

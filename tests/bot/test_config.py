@@ -149,3 +149,45 @@ def test_a_port_out_of_range_is_refused() -> None:
 
 def test_offline_serves_the_playground_unless_no_browser_is_given() -> None:
     assert (parse_args([]).no_browser, parse_args(["--no-browser"]).no_browser) == (False, True)
+
+
+# --- SLACK_QUESTIONS_DB: SQLite or PostgreSQL ----------------------------------------------
+
+
+def test_a_path_keeps_the_sqlite_store() -> None:
+    config = load_config({**HTTP, "SLACK_QUESTIONS_DB": "/var/lib/asks.db"}, parse_args([]))
+    assert (config.db_path, config.postgres_url) == (Path("/var/lib/asks.db"), None)
+
+
+def test_a_sqlite_prefix_keeps_the_sqlite_store_at_the_path_after_it() -> None:
+    config = load_config({**HTTP, "SLACK_QUESTIONS_DB": "sqlite:asks.db"}, parse_args([]))
+    assert (config.db_path, config.postgres_url) == (Path("asks.db"), None)
+
+
+def test_a_postgresql_url_selects_the_postgresql_store() -> None:
+    url = "postgresql://bot:pw@db.internal:5432/questions"
+    config = load_config({**HTTP, "SLACK_QUESTIONS_DB": url}, parse_args([]))
+    assert config.postgres_url is not None
+    assert config.postgres_url.get_secret_value() == url
+
+
+def test_a_postgres_url_selects_the_postgresql_store_too() -> None:
+    url = "postgres://bot@db.internal/questions"
+    config = load_config({**HTTP}, parse_args(["--db", url]))
+    assert config.postgres_url is not None
+    assert config.postgres_url.get_secret_value() == url
+
+
+def test_the_postgresql_password_does_not_show_in_the_configs_repr() -> None:
+    url = "postgresql://bot:hunter2hunter2@db.internal/questions"
+    config = load_config({**HTTP, "SLACK_QUESTIONS_DB": url}, parse_args([]))
+    assert "hunter2hunter2" not in repr(config)
+
+
+def test_another_url_scheme_is_refused_naming_it() -> None:
+    with pytest.raises(ConfigError) as refused:
+        load_config({**HTTP, "SLACK_QUESTIONS_DB": "mysql://db/questions"}, parse_args([]))
+    assert str(refused.value) == (
+        "cannot start:\n  - SLACK_QUESTIONS_DB must be a SQLite file or a postgresql:// URL, "
+        "not a mysql:// URL"
+    )

@@ -20,6 +20,7 @@ from bot.store import (
     EventKind,
     InboxItem,
     InboxKind,
+    Lease,
     MemoryStore,
     PartAnswer,
     ThreadRef,
@@ -421,6 +422,123 @@ async def test_an_inbox_item_id_is_stored_once(store: AskStore) -> None:
     with pytest.raises(ValueError, match="inbox item i1 is already stored"):
         await store.inbox_add(inbox_item("i1", 1001.0))
     assert [i.received_at for i in await store.inbox_pending()] == [1000.0]
+
+
+# --- advance: progress saves never overwrite a newer write -----------------------------------
+
+
+def posted(ask_id: str, version: int, ts: str) -> tuple[AskRecord, AskEvent]:
+    """`ask_id` with one more part posted, one version past `version - 1`."""
+    record = ask(ask_id, message_ts=[ts], version=version)
+    return record, event(ask_id, EventKind.POSTED, 1001.0, detail=f"part 0 at {ts}")
+
+
+async def test_advancing_from_the_stored_version_saves_the_record_and_its_event(
+    store: AskStore,
+) -> None:
+    await store.add(ask("a1"))
+    record, done = posted("a1", 1, "1.000100")
+    assert await store.advance(record, done) is True
+    assert await store.get("a1") == record
+    assert await store.events("a1") == [event("a1", EventKind.CREATED, 1000.0), done]
+
+
+async def test_advancing_a_stale_copy_writes_nothing(store: AskStore) -> None:
+    await store.add(ask("a1"))
+    first, first_done = posted("a1", 1, "1.000100")
+    await store.advance(first, first_done)
+    assert await store.advance(*posted("a1", 1, "2.000200")) is False
+    assert await store.get("a1") == first
+    assert await store.events("a1") == [event("a1", EventKind.CREATED, 1000.0), first_done]
+
+
+async def test_two_part_answers_from_one_version_save_exactly_one(store: AskStore) -> None:
+    await store.add(ask("a1"))
+    parts = [
+        ask("a1", version=1, parts_done={n: PartAnswer(by=f"U{n}", at=1.0, answers=[])})
+        for n in range(2)
+    ]
+    saved = await asyncio.gather(
+        *(store.advance(p, event("a1", EventKind.PART_ANSWERED, 1.0)) for p in parts)
+    )
+    assert sorted(saved) == [False, True]
+    assert await store.get("a1") == parts[saved.index(True)]
+
+
+async def test_advancing_a_settled_ask_loses_and_writes_nothing(store: AskStore) -> None:
+    await store.add(ask("a1"))
+    record, done = answered_by("a1", "U_ALICE")
+    await store.settle(record, done)
+    assert await store.advance(*posted("a1", 1, "1.000100")) is False
+    assert await store.get("a1") == record
+
+
+async def test_advancing_an_unknown_ask_is_a_key_error(store: AskStore) -> None:
+    with pytest.raises(KeyError, match="missing"):
+        await store.advance(*posted("missing", 1, "1.000100"))
+
+
+async def test_advance_refuses_a_settled_record(store: AskStore) -> None:
+    await store.add(ask("a1"))
+    with pytest.raises(ValueError, match="ask 'a1' is settled: advance saves progress"):
+        await store.advance(*answered_by("a1", "U_ALICE"))
+
+
+# --- lease: work done once across replicas --------------------------------------------------
+
+
+async def test_a_free_lease_is_granted_with_nothing_lapsed(store: AskStore) -> None:
+    assert await store.lease("post:a1", "replica-a", now=10.0, until=20.0) == Lease()
+
+
+async def test_a_held_lease_is_refused_to_another_owner(store: AskStore) -> None:
+    await store.lease("post:a1", "replica-a", now=10.0, until=20.0)
+    assert await store.lease("post:a1", "replica-b", now=19.0, until=29.0) is None
+
+
+async def test_its_holder_takes_a_lease_again(store: AskStore) -> None:
+    await store.lease("post:a1", "replica-a", now=10.0, until=20.0)
+    assert await store.lease("post:a1", "replica-a", now=15.0, until=25.0) == Lease()
+    assert await store.lease("post:a1", "replica-b", now=21.0, until=31.0) is None
+
+
+async def test_a_lapsed_lease_goes_to_another_owner_naming_the_one_it_lapsed_from(
+    store: AskStore,
+) -> None:
+    await store.lease("post:a1", "replica-a", now=10.0, until=20.0)
+    assert await store.lease("post:a1", "replica-b", now=20.5, until=30.0) == Lease(
+        lapsed="replica-a"
+    )
+    assert await store.lease("post:a1", "replica-a", now=21.0, until=31.0) is None
+
+
+async def test_a_restarted_replica_takes_its_predecessors_lease_at_once_as_lapsed(
+    store: AskStore,
+) -> None:
+    await store.lease("post:a1", "host-1:3000#old", now=10.0, until=20.0)
+    assert await store.lease("post:a1", "host-2:3000#other", now=11.0, until=21.0) is None
+    assert await store.lease("post:a1", "host-1:3000#new", now=11.0, until=21.0) == Lease(
+        lapsed="host-1:3000#old"
+    )
+
+
+async def test_a_released_lease_is_free_for_anyone_with_nothing_lapsed(store: AskStore) -> None:
+    await store.lease("post:a1", "replica-a", now=10.0, until=20.0)
+    await store.release("post:a1", "replica-a")
+    assert await store.lease("post:a1", "replica-b", now=11.0, until=21.0) == Lease()
+
+
+async def test_releasing_a_lease_held_by_another_owner_changes_nothing(store: AskStore) -> None:
+    await store.lease("post:a1", "replica-a", now=10.0, until=20.0)
+    await store.release("post:a1", "replica-b")
+    assert await store.lease("post:a1", "replica-b", now=11.0, until=21.0) is None
+
+
+async def test_concurrent_takers_of_a_free_lease_get_exactly_one_grant(store: AskStore) -> None:
+    grants = await asyncio.gather(
+        *(store.lease("post:a1", f"replica-{n}", now=10.0, until=20.0) for n in range(8))
+    )
+    assert sorted(g is not None for g in grants) == [False] * 7 + [True]
 
 
 def test_a_record_knows_a_plan_review_and_whether_it_was_approved() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from slack_bolt.async_app import AsyncAck
@@ -61,6 +62,35 @@ async def test_an_unreachable_app_is_recorded_as_a_connection_error(emu: SlackEm
     delivery = await emu.person(ALICE).open_home()
     assert (delivery.acked, delivery.status) == (False, None)
     assert str(delivery.error).startswith("ClientConnectorError")
+
+
+async def test_deliveries_in_a_delivering_to_block_go_to_its_url_and_others_to_request_url(
+    emu: SlackEmulator,
+) -> None:
+    emu.request_url = "http://127.0.0.1:9/slack/events"
+    apps = [new_app(emu), new_app(emu)]
+    heard: list[int] = []
+
+    def hears_as(number: int) -> Callable[[AsyncAck], Awaitable[None]]:
+        async def on_home(ack: AsyncAck) -> None:
+            heard.append(number)
+
+        return on_home
+
+    for number, app in enumerate(apps):
+        app.event("app_home_opened")(hears_as(number))
+    async with served(emu, apps[0]):
+        first = emu.request_url
+        async with served(emu, apps[1]):
+            second = emu.request_url
+            assert first is not None
+            assert second is not None
+            with emu.delivering_to(first):
+                to_first = asyncio.create_task(emu.person(ALICE).open_home())
+            to_second = await emu.person(ALICE).open_home()
+            assert (await to_first).acked
+            assert to_second.acked
+    assert sorted(heard) == [0, 1]
 
 
 async def test_socket_delivery_without_a_connection_fails_after_the_ack_timeout() -> None:

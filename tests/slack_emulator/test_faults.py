@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import pytest
@@ -9,7 +10,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 from slack_sdk.web.async_client import AsyncWebClient
 
-from slack_emulator import ApiError, RateLimited, ServerError, SlackEmulator, Slow
+from slack_emulator import ApiError, RateLimited, ServerError, SlackEmulator, Slow, SlowReply
 
 from .conftest import BOT_TOKEN, QUESTIONS
 
@@ -63,6 +64,18 @@ async def test_a_slow_call_trips_a_client_timeout(emu: SlackEmulator) -> None:
     impatient = AsyncWebClient(token=BOT_TOKEN, base_url=emu.api_url, timeout=0.2)  # type: ignore[arg-type]
     with pytest.raises(TimeoutError):
         await impatient.auth_test()
+
+
+async def test_a_slow_reply_stores_the_message_before_the_reply_leaves(
+    emu: SlackEmulator, client: AsyncWebClient
+) -> None:
+    emu.inject("chat.postMessage", SlowReply(seconds=0.3))
+    started = time.monotonic()
+    posting = asyncio.create_task(client.chat_postMessage(channel=QUESTIONS, text="hi"))
+    await emu.wait_for(lambda: len(emu.channel_messages(QUESTIONS)) == 1)
+    assert not posting.done()
+    assert (await posting)["ts"] == emu.channel_messages(QUESTIONS)[0].ts
+    assert time.monotonic() - started >= 0.3
 
 
 async def test_a_forced_error_answers_as_slack_refuses(

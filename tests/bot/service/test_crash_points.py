@@ -155,10 +155,6 @@ async def test_every_acked_click_of_a_burst_killed_mid_way_is_answered_once(
     assert len(ask_posts(emu)) == 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 12 defect 3 (a second thread root after kill -9) is fixed on another branch",
-)
 async def test_a_kill_while_the_thread_root_is_in_slacks_hands_leaves_one_root(
     emu: SlackEmulator, tmp_path: Path, http: aiohttp.ClientSession
 ) -> None:

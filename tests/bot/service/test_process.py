@@ -11,7 +11,7 @@ import pytest
 from bot.sqlite_store import SqliteStore
 from bot.store import AskState, EventKind
 from provider import AskUserQuestionRequest, RelayProvider
-from slack_emulator import SlackEmulator
+from slack_emulator import SlackEmulator, SlowReply
 
 from ..harness import ALICE, CHANNEL
 from .harness import (
@@ -23,7 +23,7 @@ from .harness import (
     spawn,
     subprocess_service,
 )
-from .test_relay import DB, posted
+from .test_relay import DB, ask_posts, posted
 
 REQUEST = AskUserQuestionRequest.model_validate({"questions": [DB]})
 
@@ -69,6 +69,34 @@ async def test_a_pending_ask_survives_kill_9_and_the_waiting_client_gets_the_ans
         kinds = [event.kind for event in await store.events(record.id)]
     assert record.state is AskState.ANSWERED
     assert kinds == [EventKind.CREATED, EventKind.POSTED, EventKind.ANSWERED, EventKind.SHOWN]
+
+
+async def test_kill_9_while_a_new_sessions_root_is_in_flight_leaves_one_root_after_restart(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    env = service_env(emu, tmp_path / "asks.db", free_port())
+    service = Process(env)
+    await service.start()
+    emu.request_url = f"{service.url}/slack/events"
+    # Slack stores the root at once; its reply (with the ts) never reaches the service.
+    emu.inject("chat.postMessage", SlowReply(seconds=3))
+    body = {"questions": [DB], "agent": {"id": "planner-7", "name": "Release planner"}}
+    try:
+        async with aiohttp.ClientSession() as http:
+            status, _ = await relay(http, "POST", f"{service.url}/v1/asks", json=body)
+            assert status == 201
+            await emu.wait_for(lambda: len(emu.channel_messages(CHANNEL)) == 1, what="the root")
+            await service.kill()
+            await service.start()  # same file, same port: the same replica, restarted
+            await emu.wait_for(lambda: len(ask_posts(emu)) == 1, within=20, what="the ask")
+    finally:
+        assert await service.stop() == 0
+    # One root: the restarted service found the one in flight by its metadata.
+    [root] = emu.channel_messages(CHANNEL)
+    assert root.text == "Release planner needs answers from people"
+    [message] = ask_posts(emu)
+    assert message.thread_ts == root.ts
+    assert len(ask_posts(emu)) == 1
 
 
 async def test_sigterm_keeps_pending_asks_pending_and_exits_cleanly(

@@ -12,6 +12,7 @@ from aiohttp import web
 from slack_emulator.core import Core, build_core
 from slack_emulator.delivery import DeliverySettings
 from slack_emulator.faults import Fault, Faults
+from slack_emulator.posting_rate import PostingLimits, PostingRate
 from slack_emulator.http_routes import build_server
 from slack_emulator.identity import AppIdentity
 from slack_emulator.methods import METHODS
@@ -279,5 +280,11 @@ class SlackEmulator:
         `times=None` until `clear_faults()`."""
         self._faults.inject(method, fault, times=times)
 
+    def limit_posting(self, rate: PostingRate | None = PostingRate()) -> None:
+        """Enforce Slack's posting rate per channel (`chat.postMessage`, threads included):
+        beyond `rate`, 429 with `Retry-After`. None lifts it; `clear_faults()` does too."""
+        self._web_api.posting_limits = PostingLimits(rate) if rate is not None else None
+
     def clear_faults(self) -> None:
         self._faults.clear()
+        self._web_api.posting_limits = None

@@ -21,6 +21,7 @@ from provider import (
 )
 
 from .ask_messages import AskMessages
+from .channel_pacing import Dropped
 from .clock import Clock, SystemClock
 from .outcomes import ENDINGS, Verdict
 from .render import AskLayout, Unshowable, lay_out
@@ -239,7 +240,7 @@ class Asks:
         async with live.posting:
             failure = await self._post_parts(live)
         if failure is None:
-            if self._listener is not None and live.record.id in self._live:
+            if self._listener is not None and live.record.id in self._live and not live.deciding:
                 self._listener.posted(self, live)
             return
         if isinstance(failure, _Deferred):
@@ -261,6 +262,8 @@ class Asks:
                 )
                 live.record = record
             for part in range(len(record.message_ts), len(live.layout.parts)):
+                if live.deciding:
+                    return None  # settled while it waited to be posted: nothing more to show
                 try:
                     ts = await self._messages.find(record, part) if live.recovering else None
                 except SlackCallFailed as unknown:
@@ -277,6 +280,8 @@ class Asks:
                 )
         except (SlackCallFailed, NoChannel) as error:
             return error
+        except Dropped:
+            return None  # withdrawn (or otherwise settled) while it waited its turn
         return None
 
     async def _post_later(self, live: LiveAsk) -> None:
@@ -363,6 +368,8 @@ class Asks:
         live = claimed or self.claim(ask_id)
         if live is None:
             return False
+        # A post still waiting for its channel's turn is not made (the lock comes free).
+        self._messages.drop_queued(live.record)
         async with live.posting:
             await self._settle(live, verdict, actor, answer, reason, detail or reason)
         return True

@@ -21,6 +21,7 @@ from pydantic import SecretStr, ValidationError
 from provider import ErrorCode, UserQuestionError
 from provider.relay_wire import (
     MAX_WAIT_SECONDS,
+    AskDetail,
     AskList,
     AskState,
     AskView,
@@ -83,6 +84,7 @@ def view_of(record: AskRecord) -> AskView:
         answer=record.answer,
         error=error,
         decided_by=record.decided_by,
+        detail=AskDetail.QUEUED if record.queued else None,
     )
 
 

@@ -24,6 +24,7 @@ from .admission import Admission
 from .app import build_app
 from .ask_messages import AskMessages
 from .asks import Asks, error_of, new_ask_id
+from .channel_pacing import ChannelPosts
 from .clock import Clock, SystemClock
 from .deadlines import Deadlines
 from .interactions import Interactions
@@ -128,8 +129,9 @@ class SlackQuestionProvider:
             store = store or MemoryStore()
             tasks = Tasks()
             clock = clock or SystemClock()
-            threads = Threads(client, store, settings.channel, clock=clock)
-            messages = AskMessages(client, store, settings.review, clock)
+            posts = ChannelPosts(client)
+            threads = Threads(store, settings.channel, posts=posts, clock=clock)
+            messages = AskMessages(client, store, settings.review, clock, posts=posts)
             deadlines = Deadlines(settings.review, clock, messages)
             asks = Asks(
                 store=store,

@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 
-from slack_sdk.web.async_client import AsyncWebClient
-
+from .channel_pacing import ChannelPosts, Turn
 from .clock import Clock, SystemClock
 from .render import thread_root
 from .slack_api import SlackCallFailed, slack_call
@@ -22,13 +21,13 @@ class Threads:
 
     def __init__(
         self,
-        client: AsyncWebClient,
         store: AskStore,
         channel: str | None,
         *,
+        posts: ChannelPosts,
         clock: Clock | None = None,
     ) -> None:
-        self._client = client
+        self._posts = posts
         self._store = store
         self._channel = channel
         self._clock: Clock = clock or SystemClock()
@@ -55,8 +54,8 @@ class Threads:
             channel = self._require_channel()
             root = thread_root(agent_name, session)
             async with slack_call("chat.postMessage"):
-                response = await self._client.chat_postMessage(
-                    channel=channel, text=root.text, blocks=root.blocks_json()
+                response = await self._posts.post_message(
+                    Turn.ROOT, channel=channel, text=root.text, blocks=root.blocks_json()
                 )
             ref = ThreadRef(channel=str(response["channel"]), thread_ts=str(response["ts"]))
             await self._store.set_thread(session, ref)

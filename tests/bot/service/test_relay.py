@@ -33,13 +33,15 @@ async def posted(emu: SlackEmulator, n: int = 1) -> Message:
     return ask_posts(emu)[n - 1]
 
 
-async def test_post_stores_the_ask_and_answers_201_pending(
+async def test_post_stores_the_ask_and_answers_201_pending_queued_to_be_posted(
     server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
 ) -> None:
     status, body = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB]})
     assert status == 201
-    assert body == {"id": body["id"], "state": "pending"}
+    assert body == {"id": body["id"], "state": "pending", "detail": "queued"}
     await posted(emu)
+    _, now = await relay(http, "GET", f"{server.url}/v1/asks/{body['id']}")
+    assert now == {"id": body["id"], "state": "pending"}
 
 
 async def test_get_with_wait_returns_the_answer_once_a_person_clicks(

@@ -65,3 +65,7 @@ class PostingLimits:
 def retry_after_header(seconds: float) -> str:
     """The `Retry-After` value for a wait: milliseconds, rounded up (never "0")."""
     return f"{max(math.ceil(seconds * 1000), 1) / 1000:.3f}"
+
+
+# Slack's documented shape: about one post per second per channel, short bursts allowed.
+SLACK_POSTING_RATE = PostingRate(per_second=1.0, burst=3)

@@ -19,8 +19,8 @@ from typing import Final, Literal
 from slack_emulator.block_checks import Issue
 from slack_emulator.faults import ApiError, Faults, RateLimited, ServerError, Slow
 from slack_emulator.identity import AppIdentity
-from slack_emulator.posting_rate import POSTING_METHODS, PostingLimits, retry_after_header
 from slack_emulator.ids import Ids
+from slack_emulator.posting_rate import POSTING_METHODS, PostingLimits, retry_after_header
 from slack_emulator.records import ApiCall, BlockKitViolation, Recorder
 from slack_emulator.slack_error import SlackError
 from slack_emulator.triggers import Triggers

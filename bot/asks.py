@@ -25,6 +25,7 @@ from .channel_pacing import Dropped
 from .clock import Clock, SystemClock
 from .outcomes import ENDINGS, Verdict
 from .render import AskLayout, Unshowable, lay_out
+from .reply_index import ReplyIndex
 from .slack_api import SlackCallFailed
 from .store import (
     AskEvent,
@@ -108,6 +109,9 @@ class Asks:
         self._tasks = tasks or Tasks()
         self._listener = listener
         self._live: dict[str, LiveAsk] = {}
+        # What a thread reply and a new plan review look up, so neither scans every ask.
+        self._replies = ReplyIndex()
+        self._latest_plan: dict[str, str] = {}  # agent session → its latest plan review
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -115,9 +119,18 @@ class Asks:
         """The pending ask with this id, if it is still open."""
         return self._live.get(ask_id)
 
-    def open_asks(self) -> list[LiveAsk]:
-        """Every pending ask, oldest first."""
-        return sorted(self._live.values(), key=lambda live: live.record.created_at)
+    def reply_target(self, channel: str, thread_ts: str) -> LiveAsk | None:
+        """The open lone text question a reply in this thread answers (the newest there)."""
+        ask_id = self._replies.newest(channel, thread_ts)
+        return self._live.get(ask_id) if ask_id is not None else None
+
+    def _file_for_replies(self, live: LiveAsk) -> None:
+        record, questions = live.record, live.layout.questions
+        if record.channel is None or len(questions) != 1 or questions[0].has_options:
+            return
+        for thread_ts in (record.thread_ts, *record.message_ts[:1]):
+            if thread_ts is not None:
+                self._replies.file(record.id, record.created_at, record.channel, thread_ts)
 
     async def record(self, ask_id: str) -> AskRecord | None:
         """The ask as it stands now: the live copy while open, else the stored one."""
@@ -190,7 +203,10 @@ class Asks:
             )
         )
         if created:
-            self._live[record.id] = LiveAsk(record, layout)
+            self._live[record.id] = live = LiveAsk(record, layout)
+            self._file_for_replies(live)
+            if layout.plan_review and agent_id is not None:
+                self._latest_plan[agent_id] = record.id
         else:
             self._take(record)
         return record, created
@@ -199,6 +215,12 @@ class Asks:
         """The agent session's latest plan review, if it ended without approval."""
         if agent_id is None:
             return None
+        known = self._latest_plan.get(agent_id)
+        if known is not None:
+            latest = await self._store.get(known)
+            if latest is not None:
+                return None if latest.approved or not latest.settled else latest
+        # Not made since this process started (a restart): look among the recent asks.
         for record in await self._store.recent(limit=200):
             if record.agent_id != agent_id or not record.is_plan_review:
                 continue
@@ -233,7 +255,8 @@ class Asks:
 
     def _take(self, record: AskRecord) -> None:
         if not record.settled and record.id not in self._live:
-            self._live[record.id] = LiveAsk(record, lay_out(record.request), recovering=True)
+            self._live[record.id] = live = LiveAsk(record, lay_out(record.request), recovering=True)
+            self._file_for_replies(live)
 
     async def _post(self, live: LiveAsk) -> None:
         """Post every part not yet posted; on failure the ask fails with Slack's error."""
@@ -261,6 +284,7 @@ class Asks:
                     update={"channel": where.channel, "thread_ts": where.thread_ts}
                 )
                 live.record = record
+                self._file_for_replies(live)
             for part in range(len(record.message_ts), len(live.layout.parts)):
                 if live.deciding:
                     return None  # settled while it waited to be posted: nothing more to show
@@ -275,6 +299,7 @@ class Asks:
                     update={"message_ts": [*live.record.message_ts, ts]}
                 )
                 live.record = record
+                self._file_for_replies(live)
                 await self._store.save(
                     record, self.event(record, EventKind.POSTED, detail=f"part {part} at {ts}")
                 )
@@ -404,6 +429,7 @@ class Asks:
             raise
         live.record = record
         del self._live[record.id]
+        self._replies.remove(record.id)
         live.settled.set()
         if not await self.show(live):
             self._tasks.spawn(self._reshow(live), name=f"reshow {record.id}")

@@ -431,6 +431,9 @@ class Asks:
         del self._live[record.id]
         self._replies.remove(record.id)
         live.settled.set()
+        # Wake first, then show: the waiting agent runs before the decided message is
+        # rendered and sent (the answer is already saved; showing it is for people).
+        await asyncio.sleep(0)
         if not await self.show(live):
             self._tasks.spawn(self._reshow(live), name=f"reshow {record.id}")
 

@@ -45,9 +45,10 @@ RETRY_AFTER = (5.0, 30.0, 120.0)
 RESHOW_RECENT = 200
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class LiveAsk:
-    """A pending ask in memory: its record, its layout, and an event set once it settles."""
+    """A pending ask in memory: its record, its layout, and an event set once it settles.
+    Slotted: thousands may be pending at once."""
 
     record: AskRecord
     layout: AskLayout

@@ -96,7 +96,7 @@ async def main(asks: int, rate: PostingRate, sessions: int) -> None:
     print(f"failed: {failures}   posted in order: {in_order}   429s answered by Slack: {refused}")
     print(
         f"took {elapsed:.2f} s; the rate allows {allowed:.2f} s for {posts} posts "
-        f"({elapsed / allowed:.3f}×); N ÷ rate = {posts / rate.per_second:.2f} s"
+        f"({elapsed / allowed:.3f}x); N / rate = {posts / rate.per_second:.2f} s"
     )
 
 

@@ -1,10 +1,13 @@
 """The app side of bench.provider_latency, run as its own process like a real Slack app.
 
-    python -m bench.latency_app provider|bare --api-url URL --port PORT --rounds N
+    python -m bench.latency_app provider|bare --api-url URL --port PORT --rounds N [--db PATH]
 
 `provider`: the full SlackQuestionProvider with an agent that asks N one-click questions in a
-row. `bare`: a Bolt app whose one listener acks and resolves a future. Each prints a JSON line
-`{"answered_at": <time.time()>}` when an answer reaches the asker, then "done".
+row; with `--db` on the SQLite store `python -m bot` runs, else the memory store. It prints
+"posted" once it has finished handling each post (the ask is saved as posted), so the driver
+clicks a provider that is waiting, as a person would. `bare`: a Bolt app whose one listener
+acks and resolves a future a waiting coroutine awaits. Both stamp the time in the waiting
+coroutine, and print a JSON line `{"answered_at": <time.time()>}`, then "done" at the end.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import SlackQuestionProvider, SlackSettings
+from bot.sqlite_store import SqliteStore
+from bot.store import AskEvent, AskRecord, AskStore, EventKind, MemoryStore
 from provider import AskUserQuestionRequest, UserQuestionService
 
 SECRET = "0123456789abcdef0123456789abcdef"
@@ -46,12 +51,36 @@ async def serve(app: AsyncApp, port: int) -> web.AppRunner:
     return runner
 
 
-async def run_provider(api_url: str, port: int, rounds: int) -> None:
+class _SaysPosted(SqliteStore):
+    """The service's SQLite store, telling the driver when an ask is saved as posted."""
+
+    async def save(self, record: AskRecord, event: AskEvent) -> None:
+        await super().save(record, event)
+        if event.kind is EventKind.POSTED:
+            report("posted")
+
+
+class _MemorySaysPosted(MemoryStore):
+    """The memory store, telling the driver when an ask is saved as posted."""
+
+    async def save(self, record: AskRecord, event: AskEvent) -> None:
+        await super().save(record, event)
+        if event.kind is EventKind.POSTED:
+            report("posted")
+
+
+async def run_provider(api_url: str, port: int, rounds: int, db: str | None) -> None:
     """The full provider: ask, wait for the click, report, again."""
     settings = SlackSettings(
         bot_token=TOKEN, signing_secret=SECRET, channel=CHANNEL, api_url=api_url
     )
-    async with await SlackQuestionProvider.start(settings) as provider:
+    store: AskStore
+    if db is not None:
+        store = _SaysPosted(db)
+        await store.start()
+    else:
+        store = _MemorySaysPosted()
+    async with await SlackQuestionProvider.start(settings, store=store) as provider:
         service = UserQuestionService()
         provider.register(service)
         runner = await serve(provider.app, port)
@@ -63,6 +92,7 @@ async def run_provider(api_url: str, port: int, rounds: int) -> None:
                 await provider.idle()
         finally:
             await runner.cleanup()
+    await store.close()
     report("done")
 
 
@@ -73,18 +103,22 @@ async def run_bare(api_url: str, port: int, rounds: int) -> None:
         signing_secret=SECRET,
         process_before_response=True,
     )
-    clicked: asyncio.Queue[float] = asyncio.Queue()
+    loop = asyncio.get_running_loop()
+    waiting: list[asyncio.Future[None]] = []
 
     @app.action("yes")
     async def on_yes(ack: AsyncAck) -> None:
         await ack()
-        clicked.put_nowait(time.time())
+        waiting.pop().set_result(None)
 
     runner = await serve(app, port)
     try:
         report("ready")
         for _ in range(rounds):
-            report({"answered_at": await clicked.get()})
+            answer = loop.create_future()
+            waiting.append(answer)
+            await answer
+            report({"answered_at": time.time()})  # stamped where the asker wakes, as for ours
     finally:
         await runner.cleanup()
     report("done")
@@ -96,6 +130,9 @@ if __name__ == "__main__":
     parser.add_argument("--api-url", required=True)
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--rounds", type=int, required=True)
+    parser.add_argument("--db", default=None)
     args = parser.parse_args()
-    run = run_provider if args.kind == "provider" else run_bare
-    asyncio.run(run(args.api_url, args.port, args.rounds))
+    if args.kind == "provider":
+        asyncio.run(run_provider(args.api_url, args.port, args.rounds, args.db))
+    else:
+        asyncio.run(run_bare(args.api_url, args.port, args.rounds))

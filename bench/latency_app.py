@@ -5,7 +5,8 @@
 `provider`: the full SlackQuestionProvider with an agent that asks N one-click questions in a
 row; with `--db` on the SQLite store `python -m bot` runs, else the memory store. It prints
 "posted" once it has finished handling each post (the ask is saved as posted), so the driver
-clicks a provider that is waiting, as a person would. `bare`: a Bolt app whose one listener
+clicks a provider that is waiting, as a person would, and "idle" once its work after each
+answer (showing the decision) is done, so that work does not land in the next round. `bare`: a Bolt app whose one listener
 acks and resolves a future a waiting coroutine awaits. Both stamp the time in the waiting
 coroutine, and print a JSON line `{"answered_at": <time.time()>}`, then "done" at the end.
 """
@@ -90,6 +91,7 @@ async def run_provider(api_url: str, port: int, rounds: int, db: str | None) -> 
                 await service.ask(REQUEST)
                 report({"answered_at": time.time()})
                 await provider.idle()
+                report("idle")  # its follow-up work done: the next round starts on a quiet app
         finally:
             await runner.cleanup()
     await store.close()

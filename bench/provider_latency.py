@@ -6,7 +6,8 @@ a real Slack app would, reached over loopback HTTP with Slack's signed requests.
 - both messages have the same shape: a section and an actions block of three buttons;
 - the bare app's listener acks and resolves a future that a waiting coroutine awaits, and both
   apps stamp the time in that waiting coroutine;
-- the provider is clicked only once it has finished handling its own post (saved as posted);
+- the provider is clicked only once it has finished handling its own post (saved as posted),
+  and the next round starts only once it has finished its work after the answer;
 - `--store sqlite` measures the SQLite store `python -m bot` runs; `memory` the memory store.
 
     python -m bench.provider_latency [--rounds 300] [--repeats 3] [--store sqlite|memory]
@@ -84,6 +85,9 @@ class App:
         started = time.time()
         delivery = await self.emu.person(PERSON).click(self.emu.message(CHANNEL, ts), text="Yes")
         answered = json.loads(await self.line())["answered_at"]
+        if self.kind == "provider":
+            # Its decided message is shown after the answer: wait, so it costs no other round.
+            assert await self.line() == b"idle"
         assert delivery.ack_seconds is not None
         if keep:
             self.acks.append(delivery.ack_seconds)

@@ -35,6 +35,9 @@ from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 T = TypeVar("T")
 
+# The shortest pause after a 429, whatever `Retry-After` says: "0" must not become a busy loop.
+MIN_PAUSE = 0.01
+
 
 class Turn(IntEnum):
     """Who goes first in a saturated channel (lower first)."""
@@ -57,7 +60,7 @@ def retry_after(error: SlackApiError) -> float | None:
     if isinstance(value, list):
         value = value[0] if value else None
     try:
-        return max(float(value), 0.0) if value is not None else 1.0
+        return max(float(value), MIN_PAUSE) if value is not None else 1.0
     except ValueError:
         return 1.0
 

@@ -4,7 +4,8 @@ Slack allows about one `chat.postMessage` per second per channel (a thread's rep
 against its channel), with short bursts, and answers 429 with `Retry-After` beyond that.
 A burst of asks must queue, not fail. Every post and update of a channel therefore waits
 its turn in the channel's lane; a 429 holds the lane's posts for the `Retry-After` Slack
-announces (not a guessed constant), and the call is sent again. Nothing here fails for a
+announces (not a guessed constant; at least `MIN_PAUSE`), and the call is sent again, with no
+limit on the number of tries. Nothing here fails for a
 rate limit; other failures go to the caller unchanged.
 
 When a channel is saturated, the turn goes (then first come, first served):

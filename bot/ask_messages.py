@@ -9,6 +9,7 @@ import logging
 
 from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from .channel_pacing import ChannelPosts, Dropped, Turn
 from .clock import Clock
@@ -123,14 +124,15 @@ class AskMessages:
             raise
 
     async def _post(self, record: AskRecord, layout: AskLayout, part: int) -> str:
-        assert record.channel is not None
-        content = await self.open_view(record, layout, part)
-        async with slack_call("chat.postMessage"):
-            response = await self.posts.post_message(
-                Turn.POST,
-                channel=record.channel,
-                key=record.id,
-                order=record.created_at,
+        channel = record.channel
+        assert channel is not None
+
+        async def send() -> AsyncSlackResponse:
+            # Rendered when its turn comes: a queued post holds no blocks, and shows the
+            # ask as it is when posted.
+            content = await self.open_view(record, layout, part)
+            return await self.posts.client.chat_postMessage(
+                channel=channel,
                 thread_ts=record.thread_ts,
                 text=content.text,
                 blocks=content.blocks_json(),
@@ -141,6 +143,11 @@ class AskMessages:
                 },
                 unfurl_links=False,
                 unfurl_media=False,
+            )
+
+        async with slack_call("chat.postMessage"):
+            response = await self.posts.pacing.send(
+                channel, Turn.POST, send, key=record.id, order=record.created_at
             )
         return str(response["ts"])
 

@@ -394,8 +394,9 @@ class Asks:
         live = claimed or self.claim(ask_id)
         if live is None:
             return False
-        # A post still waiting for its channel's turn is not made (the lock comes free).
-        self._messages.drop_queued(live.record)
+        if len(live.record.message_ts) < len(live.layout.parts):
+            # A post still waiting for its channel's turn is not made (the lock comes free).
+            self._messages.drop_queued(live.record)
         async with live.posting:
             await self._settle(live, verdict, actor, answer, reason, detail or reason)
         return True

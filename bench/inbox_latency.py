@@ -27,7 +27,7 @@ from bot.store import InboxItem, InboxKind
 from slack_emulator import SlackEmulator
 
 from .latency_app import CHANNEL, SECRET, TOKEN
-from .provider_latency import BUTTON, PERSON, ROOT, WARM_UP, free_port
+from .provider_latency import MESSAGE, PERSON, ROOT, WARM_UP, free_port
 from .stats import summarise
 
 
@@ -75,7 +75,7 @@ async def measure(rounds: int, workdir: Path) -> tuple[list[float], list[float]]
             ]
 
         async def click_bare() -> float:
-            response = await client.chat_postMessage(channel=CHANNEL, text="Go?", blocks=BUTTON)
+            response = await client.chat_postMessage(channel=CHANNEL, text="Go?", blocks=MESSAGE)
             emu.request_url = f"http://127.0.0.1:{bare_port}/slack/events"
             delivery = await person.click(emu.message(CHANNEL, str(response["ts"])), text="Yes")
             assert bare.stdout is not None
@@ -84,11 +84,14 @@ async def measure(rounds: int, workdir: Path) -> tuple[list[float], list[float]]
             return delivery.ack_seconds
 
         async def click_inbox(n: int) -> float:
-            await emu.wait_for(lambda: len(asks_posted()) > n, what=f"ask #{n + 1}")
+            assert inbox.stdout is not None
+            # The provider says when it has saved its post, and when its work after the
+            # answer is done, so neither lands in a timed round.
+            assert (await inbox.stdout.readline()).strip() == b"posted"
             emu.request_url = f"http://127.0.0.1:{inbox_port}/slack/events"
             delivery = await person.click(emu.message(CHANNEL, asks_posted()[n]), text="Yes")
-            assert inbox.stdout is not None
             json.loads(await inbox.stdout.readline())
+            assert (await inbox.stdout.readline()).strip() == b"idle"
             assert delivery.ack_seconds is not None
             return delivery.ack_seconds
 

@@ -3,9 +3,13 @@
     python -m bench.latency_app provider|bare --api-url URL --port PORT --rounds N [--db PATH]
 
 `provider`: the full SlackQuestionProvider with an agent that asks N one-click questions in a
-row (its store in memory, or the SQLite file `--db`, which makes every click's inbox row a
-durable commit before the ack). `bare`: a Bolt app whose one listener acks and resolves a future. Each prints a JSON line
-`{"answered_at": <time.time()>}` when an answer reaches the asker, then "done".
+row; with `--db` on the SQLite store `python -m bot` runs (every click's inbox row a durable
+commit before the ack), else the memory store. It prints
+"posted" once it has finished handling each post (the ask is saved as posted), so the driver
+clicks a provider that is waiting, as a person would, and "idle" once its work after each
+answer (showing the decision) is done, so that work does not land in the next round. `bare`: a Bolt app whose one listener
+acks and resolves a future a waiting coroutine awaits. Both stamp the time in the waiting
+coroutine, and print a JSON line `{"answered_at": <time.time()>}`, then "done" at the end.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import SlackQuestionProvider, SlackSettings
 from bot.sqlite_store import SqliteStore
-from bot.store import AskStore, MemoryStore
+from bot.store import AskEvent, AskRecord, AskStore, EventKind, MemoryStore
 from provider import AskUserQuestionRequest, UserQuestionService
 
 SECRET = "0123456789abcdef0123456789abcdef"
@@ -49,12 +53,35 @@ async def serve(app: AsyncApp, port: int) -> web.AppRunner:
     return runner
 
 
-async def run_provider(api_url: str, port: int, rounds: int, db: str | None = None) -> None:
+class _SaysPosted(SqliteStore):
+    """The service's SQLite store, telling the driver when an ask is saved as posted."""
+
+    async def save(self, record: AskRecord, event: AskEvent) -> None:
+        await super().save(record, event)
+        if event.kind is EventKind.POSTED:
+            report("posted")
+
+
+class _MemorySaysPosted(MemoryStore):
+    """The memory store, telling the driver when an ask is saved as posted."""
+
+    async def save(self, record: AskRecord, event: AskEvent) -> None:
+        await super().save(record, event)
+        if event.kind is EventKind.POSTED:
+            report("posted")
+
+
+async def run_provider(api_url: str, port: int, rounds: int, db: str | None) -> None:
     """The full provider: ask, wait for the click, report, again."""
     settings = SlackSettings(
         bot_token=TOKEN, signing_secret=SECRET, channel=CHANNEL, api_url=api_url
     )
-    store: AskStore = await SqliteStore.open(db) if db else MemoryStore()
+    store: AskStore
+    if db is not None:
+        store = _SaysPosted(db)
+        await store.start()
+    else:
+        store = _MemorySaysPosted()
     async with await SlackQuestionProvider.start(settings, store=store) as provider:
         service = UserQuestionService()
         provider.register(service)
@@ -65,6 +92,7 @@ async def run_provider(api_url: str, port: int, rounds: int, db: str | None = No
                 await service.ask(REQUEST)
                 report({"answered_at": time.time()})
                 await provider.idle()
+                report("idle")  # its follow-up work done: the next round starts on a quiet app
         finally:
             await runner.cleanup()
     await store.close()
@@ -78,18 +106,22 @@ async def run_bare(api_url: str, port: int, rounds: int, db: str | None = None) 
         signing_secret=SECRET,
         process_before_response=True,
     )
-    clicked: asyncio.Queue[float] = asyncio.Queue()
+    loop = asyncio.get_running_loop()
+    waiting: list[asyncio.Future[None]] = []
 
     @app.action("yes")
     async def on_yes(ack: AsyncAck) -> None:
         await ack()
-        clicked.put_nowait(time.time())
+        waiting.pop().set_result(None)
 
     runner = await serve(app, port)
     try:
         report("ready")
         for _ in range(rounds):
-            report({"answered_at": await clicked.get()})
+            answer = loop.create_future()
+            waiting.append(answer)
+            await answer
+            report({"answered_at": time.time()})  # stamped where the asker wakes, as for ours
     finally:
         await runner.cleanup()
     report("done")
@@ -103,5 +135,7 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, required=True)
     parser.add_argument("--db", default=None)
     args = parser.parse_args()
-    run = run_provider if args.kind == "provider" else run_bare
-    asyncio.run(run(args.api_url, args.port, args.rounds, args.db))
+    if args.kind == "provider":
+        asyncio.run(run_provider(args.api_url, args.port, args.rounds, args.db))
+    else:
+        asyncio.run(run_bare(args.api_url, args.port, args.rounds))

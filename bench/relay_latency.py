@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import tempfile
 import time
 from functools import partial
@@ -65,15 +66,29 @@ async def clicker(emu: SlackEmulator, stop: asyncio.Event) -> None:
         seen = len(calls)
 
 
-async def timed(provider: UserQuestionProvider, rounds: int) -> list[float]:
+async def once(service: UserQuestionService) -> float:
+    """One ask to answer, in seconds."""
+    start = time.perf_counter()
+    await service.ask(REQUEST)
+    return time.perf_counter() - start
+
+
+def serving(provider: UserQuestionProvider) -> UserQuestionService:
     service = UserQuestionService()
     service.register_provider(provider)
-    samples = []
+    return service
+
+
+async def interleaved(
+    direct: UserQuestionService, relay: UserQuestionService, rounds: int
+) -> tuple[list[float], list[float]]:
+    """Alternate the two paths round by round, so the machine's noise falls on both."""
+    mine: list[float] = []
+    relayed: list[float] = []
     for _ in range(rounds):
-        start = time.perf_counter()
-        await service.ask(REQUEST)
-        samples.append(time.perf_counter() - start)
-    return samples
+        mine.append(await once(direct))
+        relayed.append(await once(relay))
+    return mine, relayed
 
 
 async def main(rounds: int) -> None:
@@ -97,14 +112,17 @@ async def main(rounds: int) -> None:
             stop = asyncio.Event()
             clicking = asyncio.create_task(clicker(emu, stop))
             try:
-                async with RelayProvider(server.url, RELAY_TOKEN) as relay:
-                    await timed(server.provider, 20)
-                    await timed(relay, 20)
-                    direct = summarise(await timed(server.provider, rounds))
-                    relayed = summarise(await timed(relay, rounds))
+                async with RelayProvider(server.url, RELAY_TOKEN) as relay_provider:
+                    pair = serving(server.provider), serving(relay_provider)
+                    await interleaved(*pair, 20)  # warm-up
+                    mine, through_relay = await interleaved(*pair, rounds)
+                    direct, relayed = summarise(mine), summarise(through_relay)
             finally:
                 stop.set()
-                await clicking
+                # The clicker waits for the next post; there is none: stop it now, not in 60 s.
+                clicking.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await clicking
                 await server.close()
             assert emu.violations == [], emu.violations
     print(f"{rounds} asks each, SQLite store, emulator and service in one process, loopback HTTP")

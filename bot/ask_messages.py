@@ -9,7 +9,9 @@ import logging
 
 from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
+from .channel_pacing import ChannelPosts, Dropped, Turn
 from .clock import Clock
 from .render import (
     AskLayout,
@@ -37,9 +39,17 @@ class AskMessages:
     """Renders, posts and updates the messages of asks."""
 
     def __init__(
-        self, client: AsyncWebClient, store: AskStore, policies: ReviewPolicies, clock: Clock
+        self,
+        client: AsyncWebClient,
+        store: AskStore,
+        policies: ReviewPolicies,
+        clock: Clock,
+        *,
+        posts: ChannelPosts,
     ) -> None:
         self.client = client
+        # Posts and updates wait their turn in their channel (Slack's posting rate).
+        self.posts = posts
         self._store = store
         self._policies = policies
         self._clock = clock
@@ -114,11 +124,15 @@ class AskMessages:
             raise
 
     async def _post(self, record: AskRecord, layout: AskLayout, part: int) -> str:
-        assert record.channel is not None
-        content = await self.open_view(record, layout, part)
-        async with slack_call("chat.postMessage"):
-            response = await self.client.chat_postMessage(
-                channel=record.channel,
+        channel = record.channel
+        assert channel is not None
+
+        async def send() -> AsyncSlackResponse:
+            # Rendered when its turn comes: a queued post holds no blocks, and shows the
+            # ask as it is when posted.
+            content = await self.open_view(record, layout, part)
+            return await self.posts.client.chat_postMessage(
+                channel=channel,
                 thread_ts=record.thread_ts,
                 text=content.text,
                 blocks=content.blocks_json(),
@@ -129,6 +143,11 @@ class AskMessages:
                 },
                 unfurl_links=False,
                 unfurl_media=False,
+            )
+
+        async with slack_call("chat.postMessage"):
+            response = await self.posts.pacing.send(
+                channel, Turn.POST, send, key=record.id, order=record.created_at
             )
         return str(response["ts"])
 
@@ -189,7 +208,7 @@ class AskMessages:
             return True
         try:
             async with slack_call("chat.update"):
-                await self.client.chat_update(
+                await self.posts.update(
                     channel=record.channel,
                     ts=record.message_ts[part],
                     text=content.text,
@@ -199,6 +218,10 @@ class AskMessages:
             log.exception("could not update the message of ask %s part %s", record.id, part)
             return False
         return True
+
+    def drop_queued(self, record: AskRecord) -> None:
+        """Take the ask's waiting posts out of its channel's queue (it was settled)."""
+        self.posts.pacing.drop(record.channel, record.id)
 
     # --- talking to people -----------------------------------------------------------------
 
@@ -220,9 +243,15 @@ class AskMessages:
             return False
         try:
             async with slack_call("chat.postMessage"):
-                await self.client.chat_postMessage(
-                    channel=record.channel, thread_ts=_thread_of(record), text=text
+                await self.posts.post_message(
+                    Turn.POST,
+                    channel=record.channel,
+                    key=record.id,
+                    thread_ts=_thread_of(record),
+                    text=text,
                 )
+        except Dropped:
+            return False  # the ask was settled while the reminder waited its turn
         except SlackCallFailed:
             log.exception("could not remind the reviewers of ask %s", record.id)
             return False

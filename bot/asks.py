@@ -22,9 +22,11 @@ from provider import (
 )
 
 from .ask_messages import AskMessages
+from .channel_pacing import Dropped
 from .clock import Clock, SystemClock
 from .outcomes import ENDINGS, Verdict
 from .render import AskLayout, Unshowable, lay_out
+from .reply_index import ReplyIndex
 from .slack_api import SlackCallFailed
 from .store import (
     AskEvent,
@@ -53,9 +55,10 @@ ADVANCE_TRIES = 5
 Change = Callable[[AskRecord], AskRecord | None]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class LiveAsk:
-    """A pending ask in memory: its record, its layout, and an event set once it settles."""
+    """A pending ask in memory: its record, its layout, and an event set once it settles.
+    Slotted: thousands may be pending at once."""
 
     record: AskRecord
     layout: AskLayout
@@ -126,6 +129,9 @@ class Asks:
         # Other processes write the same store: a live copy may be stale, so settling reads
         # the row first (progress saves are compare-and-set on every store anyway).
         self._shared = shared
+        # What a thread reply and a new plan review look up, so neither scans every ask.
+        self._replies = ReplyIndex()
+        self._latest_plan: dict[str, str] = {}  # agent session → its latest plan review
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -145,9 +151,18 @@ class Asks:
         self._take(record)
         return self._live.get(ask_id)
 
-    def open_asks(self) -> list[LiveAsk]:
-        """Every pending ask, oldest first."""
-        return sorted(self._live.values(), key=lambda live: live.record.created_at)
+    def reply_target(self, channel: str, thread_ts: str) -> LiveAsk | None:
+        """The open lone text question a reply in this thread answers (the newest there)."""
+        ask_id = self._replies.newest(channel, thread_ts)
+        return self._live.get(ask_id) if ask_id is not None else None
+
+    def _file_for_replies(self, live: LiveAsk) -> None:
+        record, questions = live.record, live.layout.questions
+        if record.channel is None or len(questions) != 1 or questions[0].has_options:
+            return
+        for thread_ts in (record.thread_ts, *record.message_ts[:1]):
+            if thread_ts is not None:
+                self._replies.file(record.id, record.created_at, record.channel, thread_ts)
 
     async def record(self, ask_id: str) -> AskRecord | None:
         """The ask as it stands now: the live copy while open, else the stored one."""
@@ -220,7 +235,10 @@ class Asks:
             )
         )
         if created:
-            self._live[record.id] = LiveAsk(record, layout)
+            self._live[record.id] = live = LiveAsk(record, layout)
+            self._file_for_replies(live)
+            if layout.plan_review and agent_id is not None:
+                self._latest_plan[agent_id] = record.id
         else:
             self._take(record)
         return record, created
@@ -229,6 +247,12 @@ class Asks:
         """The agent session's latest plan review, if it ended without approval."""
         if agent_id is None:
             return None
+        known = self._latest_plan.get(agent_id)
+        if known is not None:
+            latest = await self._store.get(known)
+            if latest is not None:
+                return None if latest.approved or not latest.settled else latest
+        # Not made since this process started (a restart): look among the recent asks.
         for record in await self._store.recent(limit=200):
             if record.agent_id != agent_id or not record.is_plan_review:
                 continue
@@ -263,7 +287,8 @@ class Asks:
 
     def _take(self, record: AskRecord) -> None:
         if not record.settled and record.id not in self._live:
-            self._live[record.id] = LiveAsk(record, lay_out(record.request), recovering=True)
+            self._live[record.id] = live = LiveAsk(record, lay_out(record.request), recovering=True)
+            self._file_for_replies(live)
 
     async def _post(self, live: LiveAsk) -> None:
         """Post every part not yet posted; on failure the ask fails with Slack's error.
@@ -282,7 +307,7 @@ class Asks:
         finally:
             await self._store.release(name, self.owner)
         if failure is None:
-            if self._listener is not None and live.record.id in self._live:
+            if self._listener is not None and live.record.id in self._live and not live.deciding:
                 self._listener.posted(self, live)
             return
         if isinstance(failure, _Deferred):
@@ -303,7 +328,10 @@ class Asks:
                     update={"channel": where.channel, "thread_ts": where.thread_ts}
                 )
                 live.record = record
+                self._file_for_replies(live)
             for part in range(len(record.message_ts), len(live.layout.parts)):
+                if live.deciding:
+                    return None  # settled while it waited to be posted: nothing more to show
                 try:
                     ts = await self._messages.find(record, part) if live.recovering else None
                 except SlackCallFailed as unknown:
@@ -314,8 +342,11 @@ class Asks:
                 if not await self._record_post(live, part, ts):
                     return None  # settled meanwhile (withdrawn, answered elsewhere)
                 record = live.record
+                self._file_for_replies(live)
         except (SlackCallFailed, NoChannel) as error:
             return error
+        except Dropped:
+            return None  # withdrawn (or otherwise settled) while it waited its turn
         return None
 
     async def _record_post(self, live: LiveAsk, part: int, ts: str) -> bool:
@@ -401,6 +432,7 @@ class Asks:
         live.record = record
         if self._live.get(record.id) is live:
             del self._live[record.id]
+        self._replies.remove(record.id)
         live.settled.set()
         if record.settled:
             self.waiters.settled(record)
@@ -480,6 +512,9 @@ class Asks:
         live = claimed or self.claim(ask_id)
         if live is None:
             return False
+        if len(live.record.message_ts) < len(live.layout.parts):
+            # A post still waiting for its channel's turn is not made (the lock comes free).
+            self._messages.drop_queued(live.record)
         async with live.posting:
             return await self._settle(live, verdict, actor, answer, reason, detail or reason)
 
@@ -518,6 +553,9 @@ class Asks:
             await self._refresh(live)
             return False
         self._ended(live, record)
+        # Wake first, then show: the waiting agent runs before the decided message is
+        # rendered and sent (the answer is already saved; showing it is for people).
+        await asyncio.sleep(0)
         if not await self.show(live):
             self._tasks.spawn(self._reshow(live), name=f"reshow {record.id}")
         return True

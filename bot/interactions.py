@@ -116,17 +116,9 @@ class Interactions:
 
     async def reply(self, channel: str, thread_ts: str, user: str, text: str) -> None:
         """A reply in a thread answers the newest open lone text question there."""
-        candidates = [
-            live
-            for live in self._asks.open_asks()
-            if live.record.channel == channel
-            and thread_ts in (live.record.thread_ts, *live.record.message_ts[:1])
-            and len(live.layout.questions) == 1
-            and not live.layout.questions[0].has_options
-        ]
-        if not candidates:
+        live = self._asks.reply_target(channel, thread_ts)
+        if live is None:
             return
-        live = candidates[-1]
         item = answers.typed(live.layout.questions[0].question, answers.reply_text(text))
         if item is None:
             return

@@ -22,6 +22,7 @@ from provider import ErrorCode, UserQuestionError
 from provider.relay_wire import (
     IDEMPOTENCY_CONFLICT,
     MAX_WAIT_SECONDS,
+    AskDetail,
     AskList,
     AskState,
     AskView,
@@ -85,6 +86,7 @@ def view_of(record: AskRecord) -> AskView:
         answer=record.answer,
         error=error,
         decided_by=record.decided_by,
+        detail=AskDetail.QUEUED if record.queued else None,
     )
 
 

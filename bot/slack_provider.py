@@ -25,6 +25,7 @@ from .admission import Admission
 from .app import build_app
 from .ask_messages import AskMessages
 from .asks import Asks, error_of, new_ask_id
+from .channel_pacing import ChannelPosts
 from .clock import Clock, SystemClock
 from .deadlines import Deadlines
 from .inbox import Inbox
@@ -139,8 +140,9 @@ class SlackQuestionProvider:
             clock = clock or SystemClock()
             # This process in the store's leases: the replica, then this incarnation of it.
             owner = f"{replica or 'replica-' + secrets.token_hex(6)}#{secrets.token_hex(4)}"
-            threads = Threads(client, store, settings.channel, clock=clock, owner=owner)
-            messages = AskMessages(client, store, settings.review, clock)
+            posts = ChannelPosts(client)
+            threads = Threads(store, settings.channel, posts=posts, clock=clock, owner=owner)
+            messages = AskMessages(client, store, settings.review, clock, posts=posts)
             deadlines = Deadlines(settings.review, clock, messages)
             asks = Asks(
                 store=store,

@@ -108,6 +108,11 @@ class AskRecord(Record):
         return self.state is not AskState.PENDING
 
     @property
+    def queued(self) -> bool:
+        """Pending and not in Slack yet: it waits its turn in its channel (or a retry)."""
+        return not self.settled and not self.message_ts
+
+    @property
     def ended_as(self) -> Verdict | None:
         """How the ask ended (None while pending); a settled record without a verdict was
         written before verdicts were kept, and is read by its state."""

@@ -198,7 +198,9 @@ def _pending_text(record: AskRecord, link: str | None) -> str:
         lines = [f"*{_question(q)}*" for q in record.questions[:QUESTIONS_SHOWN]]
         lines += _more_questions(record)
         lines[0] = f":hourglass_flowing_sand: {lines[0]}"
-    lines.append(_meta(record, f"asked {when(record.created_at)}", link))
+    asked = f"asked {when(record.created_at)}"
+    # Not in Slack yet: the channel is at Slack's posting rate and it waits its turn.
+    lines.append(_meta(record, f"{asked}, queued to be posted" if record.queued else asked, link))
     return "\n".join(lines)
 
 

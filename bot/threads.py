@@ -13,8 +13,7 @@ import asyncio
 import secrets
 from collections import defaultdict
 
-from slack_sdk.web.async_client import AsyncWebClient
-
+from .channel_pacing import ChannelPosts, Turn
 from .clock import Clock, SystemClock
 from .render import thread_root
 from .slack_api import SlackCallFailed, slack_call
@@ -39,14 +38,14 @@ class Threads:
 
     def __init__(
         self,
-        client: AsyncWebClient,
         store: AskStore,
         channel: str | None,
         *,
+        posts: ChannelPosts,
         clock: Clock | None = None,
         owner: str | None = None,
     ) -> None:
-        self._client = client
+        self._posts = posts
         self._store = store
         self._channel = channel
         self._clock: Clock = clock or SystemClock()
@@ -99,7 +98,8 @@ class Threads:
         channel = self._require_channel()
         root = thread_root(agent_name, session)
         async with slack_call("chat.postMessage"):
-            response = await self._client.chat_postMessage(
+            response = await self._posts.post_message(
+                Turn.ROOT,
                 channel=channel,
                 text=root.text,
                 blocks=root.blocks_json(),
@@ -114,7 +114,7 @@ class Threads:
         cursor: str | None = None
         for _ in range(FIND_ROOT_PAGES):
             async with slack_call("conversations.history"):
-                response = await self._client.conversations_history(
+                response = await self._posts.client.conversations_history(
                     channel=channel, include_all_metadata=True, limit=200, cursor=cursor
                 )
             for message in response.get("messages") or []:

@@ -67,6 +67,13 @@ class AskState(StrEnum):
     FAILED = "failed"
 
 
+class AskDetail(StrEnum):
+    """More about where a pending ask stands (optional; clients ignore values they do not know)."""
+
+    # Stored, not in Slack yet: it waits its turn in its channel (Slack's posting rate).
+    QUEUED = "queued"
+
+
 class ResponseModel(BaseModel):
     """A relay response: clients ignore fields newer servers add."""
 
@@ -107,6 +114,7 @@ class AskView(ResponseModel):
     answer: AskUserQuestionAnswer | None = None
     error: ErrorBody | None = None
     decided_by: str | None = None  # who answered, approved, declined or moved it to discussion
+    detail: AskDetail | None = None  # pending only: "queued" until its message is in Slack
 
 
 class AskList(ResponseModel):

@@ -9,6 +9,7 @@ from slack_emulator.emulator import SlackEmulator
 from slack_emulator.faults import ApiError, Fault, RateLimited, ServerError, Slow, SlowReply
 from slack_emulator.identity import AppIdentity
 from slack_emulator.people import Person
+from slack_emulator.posting_rate import PostingRate
 from slack_emulator.records import ApiCall, BlockKitViolation, Delivery
 from slack_emulator.seed import seed_workspace
 from slack_emulator.slack_objects import Channel, Edited, Ephemeral, Message, User, UserGroup, View
@@ -33,6 +34,7 @@ __all__ = [
     "ManualClock",
     "Message",
     "Person",
+    "PostingRate",
     "RateLimited",
     "ServerError",
     "SlackEmulator",

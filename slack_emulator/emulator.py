@@ -17,6 +17,7 @@ from slack_emulator.http_routes import build_server
 from slack_emulator.identity import AppIdentity
 from slack_emulator.methods import METHODS
 from slack_emulator.people import Person
+from slack_emulator.posting_rate import SLACK_POSTING_RATE, PostingLimits, PostingRate
 from slack_emulator.records import ApiCall, BlockKitViolation, Delivery, Transport
 from slack_emulator.slack_objects import Ephemeral, Message, View
 from slack_emulator.socket_mode_server import SocketModeServer
@@ -290,5 +291,11 @@ class SlackEmulator:
         `times=None` until `clear_faults()`."""
         self._faults.inject(method, fault, times=times)
 
+    def limit_posting(self, rate: PostingRate | None = SLACK_POSTING_RATE) -> None:
+        """Enforce Slack's posting rate per channel (`chat.postMessage`, threads included):
+        beyond `rate`, 429 with `Retry-After`. None lifts it; `clear_faults()` does too."""
+        self._web_api.posting_limits = PostingLimits(rate) if rate is not None else None
+
     def clear_faults(self) -> None:
         self._faults.clear()
+        self._web_api.posting_limits = None

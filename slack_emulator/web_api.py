@@ -20,6 +20,7 @@ from slack_emulator.block_checks import Issue
 from slack_emulator.faults import ApiError, Faults, RateLimited, ServerError, Slow, SlowReply
 from slack_emulator.identity import AppIdentity
 from slack_emulator.ids import Ids
+from slack_emulator.posting_rate import POSTING_METHODS, PostingLimits, retry_after_header
 from slack_emulator.records import ApiCall, BlockKitViolation, Recorder
 from slack_emulator.slack_error import SlackError
 from slack_emulator.triggers import Triggers
@@ -148,6 +149,8 @@ class WebApi:
         self._methods = methods
         self._faults = faults
         self._stopping = stopping
+        # Slack's per-channel posting rate, when a test turns it on (`limit_posting`).
+        self.posting_limits: PostingLimits | None = None
 
     async def call(
         self, method: str, params: JsonDict, token: str | None, *, token_in_header: bool = True
@@ -156,7 +159,11 @@ class WebApi:
         if isinstance(fault, Slow):
             self._context.recorder.hold(method)
             await self._delay(fault.seconds)
-        reply = self._answer(method, params, token, token_in_header, fault)
+        wait = self._posting_wait(method, params)
+        if wait is not None:
+            reply = _rate_limited(wait)
+        else:
+            reply = self._answer(method, params, token, token_in_header, fault)
         if isinstance(fault, SlowReply):
             await self._delay(fault.seconds)
         self._context.recorder.call(
@@ -168,6 +175,12 @@ class WebApi:
             )
         )
         return reply
+
+    def _posting_wait(self, method: str, params: JsonDict) -> float | None:
+        channel = params.get("channel")
+        if self.posting_limits is None or method not in POSTING_METHODS:
+            return None
+        return self.posting_limits.take(channel if isinstance(channel, str) else "")
 
     def _answer(
         self,
@@ -214,6 +227,12 @@ class WebApi:
         """Sleep, but let `stop()` cut the delay short so shutdown never waits on it."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._stopping.wait(), seconds)
+
+
+def _rate_limited(wait: float) -> ApiReply:
+    return ApiReply(
+        429, {"ok": False, "error": "ratelimited"}, {"Retry-After": retry_after_header(wait)}
+    )
 
 
 _SERVER_ERROR_PAGE: Final = (

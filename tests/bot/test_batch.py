@@ -213,7 +213,7 @@ async def test_a_late_part_update_never_lands_over_the_final_outcome(bot: Bot) -
     alice, bob = bot.emu.person(ALICE), bot.emu.person(BOB)
     for i in range(16):
         await alice.choose(first, block_id=f"q{i}", value="0")
-    # Slack rate-limits part 1's "answered" update once; slack_sdk waits, then retries.
+    # Slack rate-limits part 1's "answered" update once; its channel's lane waits, then retries.
     bot.emu.inject("chat.update", RateLimited(retry_after=1))
     await alice.click(first, text="Submit")
     await bot.emu.wait_for(

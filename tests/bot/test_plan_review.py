@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.review import ReviewPolicies, ReviewPolicy
+from bot.store import AskRecord, AskState, MemoryStore
 from provider import Agent, ErrorCode, UserQuestionError
 from slack_emulator import ManualClock, Message, SlackEmulator
 
@@ -284,3 +285,31 @@ async def test_a_multi_select_plan_review_falls_back_to_the_generic_form(bot: Bo
     await alice.check(message, block_id="plan", values=["1"])
     await alice.click(message, text="Submit")
     assert (await asking).answers[0].selected == ["Approve"]
+
+
+class _CountingStore(MemoryStore):
+    """The memory store, counting how often the recent asks are read."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.recent_reads = 0
+
+    async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
+        self.recent_reads += 1
+        return await super().recent(state=state, limit=limit)
+
+
+async def test_a_revision_finds_its_declined_plan_without_reading_the_recent_asks(
+    emu: SlackEmulator,
+) -> None:
+    store = _CountingStore()
+    async with running_bot(emu, store=store) as bot:
+        agent = Agent("planner", name="Planner")
+        bot.agents.enter(agent)
+        first = bot.ask(review("# Plan\n\n1. Copy\n"), agent=agent)
+        await bot.emu.person(ALICE).click(await bot.posted(1), text="Revise it")
+        await first
+        reads_before = store.recent_reads
+        bot.ask(review("# Plan\n\n1. Copy twice\n"), agent=agent)
+        assert "revision 2" in shown_text((await bot.posted(2)).blocks)
+        assert store.recent_reads == reads_before

@@ -57,3 +57,19 @@ async def test_a_reply_from_someone_not_allowed_is_refused(guarded: Bot) -> None
     assert len(guarded.emu.ephemerals(CAROL)) == 1
     await guarded.emu.person(BOB).reply(CHANNEL, message.ts, "ours")
     assert (await asking).answers[0].custom == "ours"
+
+
+async def test_a_reply_answers_the_question_of_its_thread_among_many_pending(bot: Bot) -> None:
+    agents = [Agent(f"agent-{n}") for n in range(5)]
+    asking = []
+    for n, agent in enumerate(agents):
+        bot.agents.enter(agent)
+        asking.append(bot.ask(NAME, agent=agent))
+        await bot.posted(n + 1)
+    third = await bot.posted(3)
+    await bot.emu.person(ALICE).reply(CHANNEL, str(third.thread_ts), "svc-3")
+    assert (await asking[2]).answers[0].custom == "svc-3"
+    assert [task.done() for task in asking] == [False, False, True, False, False]
+    assert bot.provider.asks.reply_target(CHANNEL, str(third.thread_ts)) is None
+    for task in asking:
+        task.cancel()

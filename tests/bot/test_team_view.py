@@ -35,8 +35,10 @@ def ask(
     agent: str | None = "Planner",
     **fields: Any,
 ) -> AskRecord:
-    """A stored ask `n`, asked at `T0 + 60 n` (or `at`), waiting unless `fields` say more."""
+    """A stored ask `n`, asked at `T0 + 60 n` (or `at`), posted and waiting unless `fields` say
+    more."""
     items = [AskUserQuestionItem.model_validate(q) for q in questions or (DB,)]
+    fields.setdefault("message_ts", ["1700000000.000100"])
     return AskRecord(
         id=f"ask{n}",
         questions=items,
@@ -191,6 +193,13 @@ def test_a_waiting_ask_reads_its_questions_agent_and_when_it_was_asked() -> None
         ":hourglass_flowing_sand: *Which database?*\n"
         "*Name the service*\n"
         f"asked {when(T0)} · from *a-7* · <{LINK}|View in Slack>"
+    )
+
+
+def test_an_ask_not_in_slack_yet_reads_queued_to_be_posted() -> None:
+    assert listed([ask(0, message_ts=[])])[1] == (
+        f":hourglass_flowing_sand: *Which database?*\n"
+        f"asked {when(T0)}, queued to be posted · from *Planner*"
     )
 
 

@@ -33,13 +33,16 @@ async def posted(emu: SlackEmulator, n: int = 1) -> Message:
     return ask_posts(emu)[n - 1]
 
 
-async def test_post_stores_the_ask_and_answers_201_pending(
+async def test_post_stores_the_ask_and_answers_201_pending_queued_to_be_posted(
     server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
 ) -> None:
     status, body = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB]})
     assert status == 201
-    assert body == {"id": body["id"], "state": "pending"}
+    assert body == {"id": body["id"], "state": "pending", "detail": "queued"}
     await posted(emu)
+    await server.provider.idle()  # the post recorded too
+    _, now = await relay(http, "GET", f"{server.url}/v1/asks/{body['id']}")
+    assert now == {"id": body["id"], "state": "pending"}
 
 
 async def test_get_with_wait_returns_the_answer_once_a_person_clicks(
@@ -65,6 +68,7 @@ async def test_get_without_wait_answers_at_once_while_pending(
     server: Server, http: aiohttp.ClientSession
 ) -> None:
     _, created = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB]})
+    await server.provider.idle()  # posted: no longer queued
     assert await relay(http, "GET", f"{server.url}/v1/asks/{created['id']}") == (
         200,
         {"id": created["id"], "state": "pending"},
@@ -77,10 +81,12 @@ async def test_the_same_idempotency_key_returns_the_same_ask_and_posts_once(
     body = {"questions": [DB], "idempotency_key": "run-42/step-3"}
     first = await relay(http, "POST", f"{server.url}/v1/asks", json=body)
     await posted(emu)
+    await server.provider.idle()
     second = await relay(http, "POST", f"{server.url}/v1/asks", json=body)
     await server.provider.idle()
     assert first[0] == 201
-    assert second == (200, first[1])
+    # The same ask, now posted (no longer "queued").
+    assert second == (200, {"id": first[1]["id"], "state": "pending"})
     assert len(ask_posts(emu)) == 1
 
 

@@ -1,0 +1,80 @@
+"""A burst of asks at Slack's posting rate: they queue in their channel, none fails."""
+
+from __future__ import annotations
+
+import time
+
+import aiohttp
+
+from bot.ask_messages import METADATA_EVENT
+from bot.server import Server
+from slack_emulator import PostingRate, SlackEmulator
+
+from ..harness import CHANNEL
+from .harness import relay
+
+QUESTION = {"id": "go", "question": "Go ahead?", "options": [{"label": "Yes"}, {"label": "No"}]}
+# Slack's shape (a short burst, then a steady rate) at 20 posts a second, so it takes seconds.
+FAST_SLACK = PostingRate(per_second=20.0, burst=3)
+ASKS = 100
+
+
+async def test_a_hundred_asks_in_one_channel_are_all_posted_in_order_at_the_allowed_rate(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    emu.limit_posting(FAST_SLACK)
+    started = time.monotonic()
+    ids = []
+    for _ in range(ASKS):
+        status, body = await relay(
+            http,
+            "POST",
+            f"{server.url}/v1/asks",
+            json={"questions": [QUESTION], "agent": {"id": "session-1", "name": "builder"}},
+        )
+        assert status == 201
+        ids.append(body["id"])
+
+    def posted() -> list[str]:
+        return [
+            c.params["metadata"]["event_payload"]["ask_id"]
+            for c in emu.calls_to("chat.postMessage")
+            if c.ok and c.params.get("metadata", {}).get("event_type") == METADATA_EVENT
+        ]
+
+    await emu.wait_for(lambda: len(posted()) == ASKS, what="every ask posted", within=60)
+    elapsed = time.monotonic() - started
+
+    got = posted()
+    assert got == ids
+    # The thread root and the asks: all but the burst wait for the rate.
+    allowed = (ASKS + 1 - FAST_SLACK.burst) / FAST_SLACK.per_second
+    assert allowed * 0.95 <= elapsed <= allowed * 1.10
+    for ask_id in ids:
+        _, view = await relay(http, "GET", f"{server.url}/v1/asks/{ask_id}")
+        assert (view["state"], view.get("error")) == ("pending", None)
+
+
+async def test_an_ask_still_queued_shows_queued_to_the_agent_and_withdraws_unposted(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    emu.limit_posting(PostingRate(per_second=0.5, burst=1))
+    ids = []
+    for _ in range(3):
+        _, body = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [QUESTION]})
+        ids.append(body["id"])
+    await emu.wait_for(
+        lambda: any(c.status == 429 for c in emu.calls_to("chat.postMessage")),
+        what="the channel at its rate",
+    )
+    _, last = await relay(http, "GET", f"{server.url}/v1/asks/{ids[2]}")
+    assert last == {"id": ids[2], "state": "pending", "detail": "queued"}
+
+    status, withdrawn = await relay(http, "DELETE", f"{server.url}/v1/asks/{ids[2]}")
+    assert (status, withdrawn["state"], withdrawn["error"]["code"]) == (
+        200,
+        "failed",
+        "ASK_ABORTED",
+    )
+    texts = [m.text for m in emu.channel_messages(CHANNEL)]
+    assert len(texts) == 1, "only the first ask got its turn; the withdrawn one never will"

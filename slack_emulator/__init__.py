@@ -7,7 +7,7 @@ from slack_emulator.block_checks import Issue, check_blocks, check_view
 from slack_emulator.block_limits import LIMITS, Limit
 from slack_emulator.emulator import SlackEmulator
 from slack_emulator.faults import ApiError, Fault, RateLimited, ServerError, Slow
-from slack_emulator.identity import AppIdentity
+from slack_emulator.identity import DEFAULT_SIGNING_SECRET, AppIdentity
 from slack_emulator.people import Person
 from slack_emulator.records import ApiCall, BlockKitViolation, Delivery
 from slack_emulator.seed import seed_workspace
@@ -17,6 +17,7 @@ from slack_emulator.timekeeping import Clock, ManualClock, WallClock
 from slack_emulator.workspace import Workspace
 
 __all__ = [
+    "DEFAULT_SIGNING_SECRET",
     "LIMITS",
     "ApiCall",
     "ApiError",

@@ -13,7 +13,7 @@ from slack_emulator.core import Core, build_core
 from slack_emulator.delivery import DeliverySettings
 from slack_emulator.faults import Fault, Faults
 from slack_emulator.http_routes import build_server
-from slack_emulator.identity import AppIdentity
+from slack_emulator.identity import DEFAULT_SIGNING_SECRET, AppIdentity
 from slack_emulator.methods import METHODS
 from slack_emulator.people import Person
 from slack_emulator.records import ApiCall, BlockKitViolation, Delivery, Transport
@@ -33,7 +33,7 @@ class SlackEmulator:
     def __init__(
         self,
         *,
-        signing_secret: str = "emulator-signing-secret",
+        signing_secret: str = DEFAULT_SIGNING_SECRET,
         bot_token: str = "xoxb-emulator",
         app_token: str = "xapp-emulator",
         request_url: str | None = None,

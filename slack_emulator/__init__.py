@@ -11,7 +11,16 @@ from slack_emulator.identity import DEFAULT_SIGNING_SECRET, AppIdentity
 from slack_emulator.people import Person
 from slack_emulator.records import ApiCall, BlockKitViolation, Delivery
 from slack_emulator.seed import seed_workspace
-from slack_emulator.slack_objects import Channel, Edited, Ephemeral, Message, User, UserGroup, View
+from slack_emulator.slack_objects import (
+    Channel,
+    Edited,
+    Ephemeral,
+    Message,
+    ThreadStatus,
+    User,
+    UserGroup,
+    View,
+)
 from slack_emulator.socket_mode_server import SocketModeServer
 from slack_emulator.timekeeping import Clock, ManualClock, WallClock
 from slack_emulator.workspace import Workspace
@@ -39,6 +48,7 @@ __all__ = [
     "SlackEmulator",
     "Slow",
     "SocketModeServer",
+    "ThreadStatus",
     "User",
     "UserGroup",
     "View",

@@ -17,7 +17,7 @@ from slack_emulator.identity import DEFAULT_SIGNING_SECRET, AppIdentity
 from slack_emulator.methods import METHODS
 from slack_emulator.people import Person
 from slack_emulator.records import ApiCall, BlockKitViolation, Delivery, Transport
-from slack_emulator.slack_objects import Ephemeral, Message, View
+from slack_emulator.slack_objects import Ephemeral, Message, ThreadStatus, View
 from slack_emulator.socket_mode_server import SocketModeServer
 from slack_emulator.timekeeping import Clock, WallClock
 from slack_emulator.web_api import MethodContext, WebApi
@@ -259,6 +259,11 @@ class SlackEmulator:
         if not thread:
             raise LookupError(f"no thread {thread_ts} in {channel}")
         return thread
+
+    def thread_status(self, channel: str, thread_ts: str) -> ThreadStatus | None:
+        """The app's status line under the thread (assistant.threads.setStatus) now: None
+        when never set, cleared by an empty status or the app's reply, or two minutes old."""
+        return self._core.workspace.thread_status(channel, thread_ts)
 
     def channel_messages(self, channel: str) -> list[Message]:
         """Top-level messages, oldest first."""

@@ -108,7 +108,9 @@ class FormWalk:
         if target is None:
             return
         entry = self._person.draft(target).get(control.block_id, {}).get(control.action_id)
-        self._console.print(f"[{control.number}] {control.label} ✓ {describe_value(control, entry)}")
+        self._console.print(
+            f"[{control.number}] {control.label} ✓ {describe_value(control, entry)}"
+        )
 
     def _has_value(self, key: Key, control: Control) -> bool:
         target = self._screen.current(key)

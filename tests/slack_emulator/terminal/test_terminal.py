@@ -279,7 +279,9 @@ async def test_a_form_walk_through_fills_radio_checkboxes_and_text_then_clicks_s
     keyboard.type("")
     await screen.shows(f"[1] Which team owns it? {IN} a number 1-2, Enter to leave it > ")
     keyboard.type("2")
-    await screen.shows(f"[2] Which regions first? {IN} numbers 1-3 like 1,3, - for none, Enter to leave it > ")
+    await screen.shows(
+        f"[2] Which regions first? {IN} numbers 1-3 like 1,3, - for none, Enter to leave it > "
+    )
     keyboard.type("1, 3")
     await screen.shows(f"[3] What should it be called? {IN} type your answer, Enter to leave it > ")
     keyboard.type("Call it ledger")

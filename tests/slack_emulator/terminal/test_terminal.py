@@ -591,3 +591,17 @@ async def test_a_dash_unticks_every_box_and_the_prompt_says_so(
     await screen.shows(f"[2] Which regions first? {IN} numbers 1-3 like 1,3, - for none")
     keyboard.type("-")
     await screen.shows("-\n[2] Which regions first? ✓ (none ticked)\n")
+
+
+async def test_the_apps_status_line_under_a_thread_is_shown_when_it_is_set(
+    app: AsyncApp, terminal: Terminal, screen: Screen
+) -> None:
+    root = await app.client.chat_postMessage(channel=QUESTIONS, text="Deploy agent started")
+    await screen.shows("Deploy agent started")
+    await app.client.assistant_threads_setStatus(
+        channel_id=QUESTIONS, thread_ts=root["ts"], status="is waiting for an answer"
+    )
+    await screen.shows(
+        f"#agent-questions {IN} thread “Deploy agent started” · "
+        "slack-questions is waiting for an answer\n"
+    )

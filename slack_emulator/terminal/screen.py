@@ -103,9 +103,9 @@ class Screen:
             if self._me not in channel.members:
                 continue
             for root in emu.channel_messages(channel.id):
-                status = emu.thread_status(channel.id, root.ts)
-                if status is not None:
-                    now[(channel.id, root.ts)] = status.status
+                found = emu.thread_status(channel.id, root.ts)
+                if found is not None:
+                    now[(channel.id, root.ts)] = found.status
         lines = []
         for (channel_id, ts), status in now.items():
             if self._statuses.get((channel_id, ts)) != status:

@@ -9,7 +9,7 @@ retry handlers are slack_sdk's own, told to say so before they wait and try agai
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Final
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
@@ -72,10 +72,28 @@ class SlackCalls:
         try:
             await client.auth_test()
         except SlackApiError as error:
-            return f"Slack refuses the bot token (auth.test: {error.response.get('error')})"
+            return why_auth_test_failed(error)
         except (aiohttp.ClientError, TimeoutError, OSError) as error:
             return f"Slack's Web API is unreachable ({type(error).__name__}: {error})"
         return None
+
+
+TOKEN_REFUSALS: Final = frozenset(
+    {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "token_expired"}
+)
+"""auth.test errors that mean the token itself is refused (docs.slack.dev/reference/methods/auth.test)."""
+
+
+def why_auth_test_failed(error: SlackApiError) -> str:
+    """In words: the token is refused, or Slack is failing (5xx, 429), or another error."""
+    data = error.response.data
+    name = data.get("error") if isinstance(data, dict) else None
+    if name in TOKEN_REFUSALS:
+        return f"Slack refuses the bot token (auth.test: {name})"
+    status = error.response.status_code
+    if name is None or status >= 500 or status == 429:
+        return f"Slack's Web API is failing (auth.test: {name or f'HTTP {status}'})"
+    return f"auth.test failed: {name}"
 
 
 def method_of(url: str) -> str:

@@ -185,3 +185,10 @@ async def test_a_token_slack_rejects_fails_readiness_naming_slacks_error(
     finally:
         if web.session is not None:
             await web.session.close()
+
+
+async def test_slack_failing_fails_readiness_as_failing_not_as_a_refused_token(
+    emu: SlackEmulator, client: WatchedWebClient, calls: SlackCalls
+) -> None:
+    emu.inject("*", ServerError(503), times=None)
+    assert await calls.check(client) == "Slack's Web API is failing (auth.test: HTTP 503)"

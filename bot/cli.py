@@ -45,14 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(error, file=sys.stderr)
         return 2
     redact.add_secrets(
-        secret.get_secret_value()
-        for secret in (
-            config.bot_token,
-            config.signing_secret,
-            config.app_token,
-            config.relay_token,
-        )
-        if secret is not None
+        [
+            config.slack.bot_token,
+            config.slack.signing_secret,
+            *(s.get_secret_value() for s in (config.app_token, config.relay_token) if s),
+        ]
     )
     if config.mode is Mode.OFFLINE:
         from .offline.run import run_offline

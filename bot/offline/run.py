@@ -97,7 +97,6 @@ async def run_offline(
             if typing.done() and interactive:
                 print("Input ended: stopping.", flush=True)
         finally:
-            stopping.cancel()
             for task in [*background, stopping]:
                 task.cancel()
             for task in [*background, stopping]:

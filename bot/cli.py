@@ -54,6 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if config.mode is Mode.OFFLINE:
         from .offline.run import run_offline
 
+        if "LOG_LEVEL" not in os.environ:
+            # The terminal is the offline UI: only what needs attention goes between its lines.
+            logging.getLogger().setLevel(logging.WARNING)
+
         return asyncio.run(
             _until_signalled(
                 lambda stop: _started(

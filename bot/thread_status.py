@@ -51,10 +51,17 @@ class ThreadStatuses:
         self._clock = clock
         self._renew_every = renew_every
         self._threads: dict[ThreadKey, _Thread] = {}
+        # One change at a time, so Slack receives them in the order they were made (a
+        # clear never overtaken by the set before it).
+        self._lock = asyncio.Lock()
 
     async def waiting(self, ask_id: str, channel: str, thread_ts: str, status: str) -> None:
         """Ask `ask_id` waits in the thread: show `status` and keep it shown."""
-        key = (channel, thread_ts)
+        async with self._lock:
+            await self._waiting(ask_id, (channel, thread_ts), status)
+
+    async def _waiting(self, ask_id: str, key: ThreadKey, status: str) -> None:
+        channel, thread_ts = key
         thread = self._threads.setdefault(key, _Thread())
         thread.waiting.pop(ask_id, None)
         thread.waiting[ask_id] = status
@@ -66,13 +73,17 @@ class ThreadStatuses:
 
     async def posted(self, channel: str, thread_ts: str) -> None:
         """The app posted in the thread, which clears Slack's status: show it again."""
-        thread = self._threads.get((channel, thread_ts))
-        if thread is not None and thread.waiting:
-            await self._set((channel, thread_ts), next(reversed(thread.waiting.values())))
+        async with self._lock:
+            thread = self._threads.get((channel, thread_ts))
+            if thread is not None and thread.waiting:
+                await self._set((channel, thread_ts), next(reversed(thread.waiting.values())))
 
     async def settled(self, ask_id: str, channel: str, thread_ts: str) -> None:
         """Ask `ask_id` no longer waits: show the next waiting ask's status, or clear it."""
-        key = (channel, thread_ts)
+        async with self._lock:
+            await self._settled(ask_id, (channel, thread_ts))
+
+    async def _settled(self, ask_id: str, key: ThreadKey) -> None:
         thread = self._threads.get(key)
         if thread is None or thread.waiting.pop(ask_id, None) is None:
             return
@@ -98,10 +109,11 @@ class ThreadStatuses:
     async def _renew(self, key: ThreadKey) -> None:
         while True:
             await self._clock.sleep_until(self._clock.now() + self._renew_every)
-            thread = self._threads.get(key)
-            if thread is None or not thread.waiting:
-                return
-            await self._set(key, next(reversed(thread.waiting.values())))
+            async with self._lock:
+                thread = self._threads.get(key)
+                if thread is None or not thread.waiting:
+                    return
+                await self._set(key, next(reversed(thread.waiting.values())))
 
     async def _set(self, key: ThreadKey, status: str, thread: _Thread | None = None) -> None:
         channel, thread_ts = key

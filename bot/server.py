@@ -10,6 +10,9 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_sdk.signature import SignatureVerifier
 
 from .config import Config, Mode
+from .listeners.team import TeamView
+from .metrics import Metrics
+from .readiness import Check, Readiness
 from .relay_server import MAX_BODY_BYTES, RelayServer
 from .slack_api import SlackCallFailed, slack_call
 from .slack_provider import SlackQuestionProvider, StartupError
@@ -33,6 +36,7 @@ class Server:
         relay: RelayServer,
         runner: web.AppRunner,
         socket: SocketModeRunner | None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -40,6 +44,7 @@ class Server:
         self.relay = relay
         self._runner = runner
         self.socket = socket
+        self.metrics = metrics
 
     @property
     def url(self) -> str:
@@ -57,16 +62,33 @@ class Server:
         except StoreError as error:
             raise StartupError(str(error)) from error
         try:
-            provider = await SlackQuestionProvider.start(config.slack, store=store)
+            metrics = Metrics() if config.metrics else None
+            provider = await SlackQuestionProvider.start(config.slack, store=store, metrics=metrics)
         except BaseException:
             await store.close()
             raise
         try:
             if config.slack.channel is not None:
                 await check_membership(provider, config.slack.channel)
-            relay = RelayServer(provider.asks, provider.tasks, config.relay_token)
+            relay = RelayServer(
+                provider.asks,
+                provider.tasks,
+                config.relay_token,
+                metrics=metrics,
+                links=TeamView(provider.store, provider.client).links,
+            )
             app = web.Application(client_max_size=MAX_BODY_BYTES)
             app.router.add_get("/healthz", _healthz)
+            checks: dict[str, Check] = {
+                "store": _store_check(store),
+                "slack": lambda: provider.calls.check(provider.client),
+            }
+            readiness = Readiness(checks)
+            app.router.add_get("/readyz", readiness.handle)
+            if metrics is not None:
+                # Outside the relay's bearer token: a scraper has none (README: keep the
+                # port private, or put /metrics behind your proxy's access rules).
+                app.router.add_get("/metrics", metrics.handle)
             relay.add_routes(app)
             if config.mode is Mode.HTTP:
                 verifier = SignatureVerifier(config.slack.signing_secret)
@@ -86,11 +108,12 @@ class Server:
                     provider.app, config.app_token.get_secret_value(), api_url=config.slack.api_url
                 )
                 await socket.start()
+                checks["socket"] = _socket_check(socket)
         except BaseException:
             await provider.close()
             await store.close()
             raise
-        return cls(config, store, provider, relay, runner, socket)
+        return cls(config, store, provider, relay, runner, socket, metrics)
 
     async def close(self) -> None:
         """Graceful: stop taking work, let acks in flight finish, keep every pending ask."""
@@ -145,4 +168,25 @@ def _slack_events(
 
 
 async def _healthz(request: web.Request) -> web.Response:
+    """Liveness only: the process answers. Whether it can work is `/readyz`."""
     return web.json_response({"ok": True})
+
+
+def _store_check(store: SqliteStore) -> Check:
+    async def check() -> str | None:
+        try:
+            await store.check_writable()
+        except StoreError as error:
+            return f"the store refuses writes: {error.problem}"
+        return None
+
+    return check
+
+
+def _socket_check(socket: SocketModeRunner) -> Check:
+    async def check() -> str | None:
+        if await socket.connected():
+            return None
+        return "the Socket Mode connection is down (the watchdog reconnects it)"
+
+    return check

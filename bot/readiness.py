@@ -41,6 +41,10 @@ class Readiness:
         self._timeout = timeout
         self._last_ready: bool | None = None
 
+    def add(self, name: str, check: Check) -> None:
+        """Also run `check` (e.g. the Socket Mode connection, once it is opened)."""
+        self._checks[name] = check
+
     async def report(self) -> ReadinessReport:
         """Run every check; the report names each that failed."""
         names = list(self._checks)

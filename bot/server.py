@@ -108,7 +108,7 @@ class Server:
                     provider.app, config.app_token.get_secret_value(), api_url=config.slack.api_url
                 )
                 await socket.start()
-                checks["socket"] = _socket_check(socket)
+                readiness.add("socket", _socket_check(socket))
         except BaseException:
             await provider.close()
             await store.close()

@@ -136,7 +136,7 @@ async def test_metrics_count_a_scripted_set_of_asks_without_the_relay_token(
     metered: Server, http: aiohttp.ClientSession, emu: SlackEmulator
 ) -> None:
     url = f"{metered.url}/v1/asks"
-    _, answered = await relay(http, "POST", url, json={"questions": [DB]})
+    await relay(http, "POST", url, json={"questions": [DB]})
     await emu.person(ALICE).click(await posted(emu, 1), text="SQLite")
     _, withdrawn = await relay(http, "POST", url, json={"questions": [DB]})
     await posted(emu, 2)

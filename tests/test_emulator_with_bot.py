@@ -93,6 +93,8 @@ async def test_the_bot_starts_against_the_emulator_with_the_line_it_prints(tmp_p
         assert seen[-1].startswith(
             f"slack-questions listening on http://127.0.0.1:{bot_port}: HTTP"
         )
+        # Bolt's "As you gave `client` as well, `token` will be unused" is not printed.
+        assert not any("will be unused" in line for line in seen), seen
     finally:
         for process in (bot, emulator):
             if process is not None and process.returncode is None:

@@ -73,7 +73,11 @@ def problem(code: str, message: str, fields: list[FieldProblem] | None = None) -
     """A 4xx/5xx response in the relay's error shape, its status from `STATUS_OF_CODE`."""
     name = "UserQuestionError" if code in ErrorCode.__members__ else "RelayError"
     body = Problem(error=ErrorBody(name=name, code=code, message=message), fields=fields or [])
-    response = web.json_response(body.to_wire(), status=STATUS_OF_CODE.get(code, 400))
+    status = STATUS_OF_CODE.get(code, 400)
+    if status in (400, 401, 413):
+        # A client's garbage: one line, no traceback (an unknown id, 404, is normal polling).
+        log.warning("relay refused a request (%d %s): %s", status, code, message)
+    response = web.json_response(body.to_wire(), status=status)
     if code == "UNAUTHORIZED":
         response.headers["WWW-Authenticate"] = 'Bearer realm="slack-questions"'
     return response

@@ -285,3 +285,14 @@ async def test_an_unsigned_request_is_one_warning_without_a_traceback(
         ("WARNING", "refused a request to /slack/events (401): no X-Slack-Request-Timestamp header")
     ]
     assert warnings[0].exc_info is None
+
+
+async def test_a_relay_body_that_is_not_json_is_one_warning_without_a_traceback(
+    server: Server, http: aiohttp.ClientSession, caplog: pytest.LogCaptureFixture
+) -> None:
+    status, _ = await relay(http, "POST", f"{server.url}/v1/asks", data=b"{not json")
+    assert status == 400
+    warnings = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(warnings) == 1
+    assert warnings[0].getMessage().startswith("relay refused a request (400 INVALID_BODY): ")
+    assert warnings[0].exc_info is None

@@ -26,6 +26,7 @@ METHOD_SCOPES: Final[dict[str, frozenset[str]]] = {
     "assistant.threads.setStatus": frozenset({"chat:write"}),
     "chat.getPermalink": frozenset(),
     "conversations.members": frozenset({"channels:read", "groups:read"}),
+    "conversations.info": frozenset({"channels:read", "groups:read"}),
     "conversations.history": frozenset({"channels:history", "groups:history"}),
     "conversations.replies": frozenset({"channels:history", "groups:history"}),
     "usergroups.users.list": frozenset({"usergroups:read"}),

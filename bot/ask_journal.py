@@ -115,6 +115,11 @@ WAITING_STATUS: Final = "is waiting for an answer"
 REVIEW_STATUS: Final = "is waiting for a plan review"
 
 
+def thread_of(record: AskRecord) -> str | None:
+    """The thread an ask's replies go to: its session's thread, else its own first message."""
+    return record.thread_ts or (record.message_ts[0] if record.message_ts else None)
+
+
 class WaitingLine:
     """Slack's status line under the thread while an ask waits there (bot/thread_status.py):
     shown once a part is posted (a post in the thread clears it), shown again after a
@@ -129,9 +134,9 @@ class WaitingLine:
 
     def saved(self, record: AskRecord, event: AskEvent) -> None:
         """See `AskObserver.saved`."""
-        channel, thread_ts = record.channel, record.thread_ts
+        channel, thread_ts = record.channel, thread_of(record)
         if channel is None or thread_ts is None:
-            return  # posted at the top of a channel: no thread to show it under
+            return  # not posted yet: no thread to show it under
         if event.kind is EventKind.POSTED:
             self._show(record, channel, thread_ts)
         elif event.kind is EventKind.REMINDED:
@@ -144,8 +149,9 @@ class WaitingLine:
     def recovered(self, records: Sequence[AskRecord]) -> None:
         """See `AskObserver.recovered`."""
         for record in records:
-            if record.channel and record.thread_ts and record.message_ts:
-                self._show(record, record.channel, record.thread_ts)
+            thread_ts = thread_of(record)
+            if record.channel and thread_ts:
+                self._show(record, record.channel, thread_ts)
 
     def _show(self, record: AskRecord, channel: str, thread_ts: str) -> None:
         status = REVIEW_STATUS if record.is_plan_review else WAITING_STATUS

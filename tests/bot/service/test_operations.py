@@ -296,3 +296,39 @@ async def test_a_relay_body_that_is_not_json_is_one_warning_without_a_traceback(
     assert len(warnings) == 1
     assert warnings[0].getMessage().startswith("relay refused a request (400 INVALID_BODY): ")
     assert warnings[0].exc_info is None
+
+
+# --- Slack's waiting line -------------------------------------------------------------------
+
+
+async def test_while_an_ask_waits_its_thread_shows_slacks_status_line_until_answered(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    body = {"questions": [DB], "agent": {"id": "deployer-7"}}
+    await relay(http, "POST", f"{server.url}/v1/asks", json=body)
+    message = await posted(emu)
+    thread = message.thread_ts  # the agent session's thread
+    assert thread is not None
+    await emu.wait_for(
+        lambda: emu.thread_status(CHANNEL, thread) is not None, what="the status line"
+    )
+    status = emu.thread_status(CHANNEL, thread)
+    assert status is not None
+    assert status.status == "is waiting for an answer"
+    await emu.person(ALICE).click(message, text="SQLite")
+    await emu.wait_for(lambda: emu.thread_status(CHANNEL, thread) is None, what="it cleared")
+    assert [c.params["status"] for c in emu.calls_to("assistant.threads.setStatus")] == [
+        "is waiting for an answer",
+        "",
+    ]
+    assert "Answered by" in str(emu.message(CHANNEL, message.ts).blocks[-1])
+
+
+async def test_an_ask_without_an_agent_shows_the_line_under_its_own_message(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB]})
+    message = await posted(emu)
+    await emu.wait_for(
+        lambda: emu.thread_status(CHANNEL, message.ts) is not None, what="the status line"
+    )

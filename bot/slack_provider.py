@@ -149,7 +149,10 @@ class SlackQuestionProvider:
             owns_store = store is None
             tasks = Tasks()
             clock = clock or SystemClock()
-            statuses = ThreadStatuses(client, clock)
+            # Slack drops a status after two minutes of its own (real) time, so the line is
+            # renewed on real time too, not on the asks' clock (a test's ManualClock counts
+            # its sleepers; a renewal timer there would be taken for a deadline's).
+            statuses = ThreadStatuses(client, SystemClock())
             observers: list[AskObserver] = [TransitionLog(clock), WaitingLine(statuses, tasks)]
             if metrics is not None:
                 observers.append(AskMetrics(metrics))

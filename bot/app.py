@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk.web.async_client import AsyncWebClient
 
 from .inbox import Inbox
@@ -33,9 +36,31 @@ def build_app(
         client=client,
         signing_secret=signing_secret,
         process_before_response=True,
+        logger=bolt_logger(),
     )
     register_actions(app, interactions, plan_reviews, tasks, inbox)
     register_views(app, interactions, inbox)
     register_events(app, interactions, inbox)
     register_team_view(app, store, client, tasks)
     return app
+
+
+class _OurClientOnPurpose(logging.Filter):
+    """Drops Bolt's "As you gave `client` as well, `token` will be unused" line.
+
+    Bolt reads SLACK_BOT_TOKEN from the environment even when it is given a client, then
+    warns on every start that the token is unused. The service sets that variable and gives
+    Bolt its own client on purpose (base URL, retries, watched calls), so the line says
+    nothing an operator can act on.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() != warning_client_prioritized_and_token_skipped()
+
+
+def bolt_logger() -> logging.Logger:
+    """Bolt's own logger for AsyncApp, without the line above (filtered once)."""
+    logger = logging.getLogger("slack_bolt.AsyncApp")
+    if not any(isinstance(f, _OurClientOnPurpose) for f in logger.filters):
+        logger.addFilter(_OurClientOnPurpose())
+    return logger

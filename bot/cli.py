@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import signal
@@ -10,6 +11,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 
 from .config import Config, ConfigError, Mode, load_config, parse_args
+from .logs import LogSettingsError, configure_logging, log_settings
 from .server import Server
 from .slack_provider import StartupError
 
@@ -31,34 +33,67 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return mcp_main(argv[1:])
     args = parse_args(argv)
-    logging.basicConfig(
-        level=os.environ.get("LOG_LEVEL", "INFO").upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+    try:
+        level, log_format = log_settings(os.environ)
+    except LogSettingsError as error:
+        print(f"cannot start:\n  - {error}", file=sys.stderr)
+        return 2
+    redact = configure_logging(level, log_format)
     try:
         config = load_config(os.environ, args)
     except ConfigError as error:
         print(error, file=sys.stderr)
         return 2
+    redact.add_secrets(
+        [
+            config.slack.bot_token,
+            config.slack.signing_secret,
+            *(s.get_secret_value() for s in (config.app_token, config.relay_token) if s),
+        ]
+    )
     if config.mode is Mode.OFFLINE:
         from .offline.run import run_offline
 
+        if "LOG_LEVEL" not in os.environ:
+            # The terminal is the offline UI: only what needs attention goes between its lines.
+            logging.getLogger().setLevel(logging.WARNING)
+
         return asyncio.run(
             _until_signalled(
-                lambda stop: run_offline(
-                    config, stop, demo=not args.no_demo, browser=not args.no_browser
+                lambda stop: _started(
+                    config,
+                    run_offline(config, stop, demo=not args.no_demo, browser=not args.no_browser),
                 )
             )
         )
     return asyncio.run(_until_signalled(lambda stop: _serve(config, stop)))
 
 
+async def _started(config: Config, run: Awaitable[int]) -> int:
+    """`run`'s exit code, or 2 with the reason when the service cannot start."""
+    try:
+        return await run
+    except StartupError as error:
+        print(f"cannot start: {_why(config, error)}", file=sys.stderr)
+        return 2
+
+
+def _why(config: Config, error: StartupError) -> str:
+    """What to tell the person: a busy port is named with the way to pick another."""
+    cause = error.__cause__
+    if isinstance(cause, OSError) and cause.errno == errno.EADDRINUSE:
+        return (
+            f"port {config.port} on {config.host} is already in use by another program; "
+            "pick another with --port N (or PORT=N), or --port 0 for any free port"
+        )
+    return str(error)
+
+
 async def _serve(config: Config, stop: asyncio.Event) -> int:
     try:
         server = await Server.start(config)
     except StartupError as error:
-        print(f"cannot start: {error}", file=sys.stderr)
+        print(f"cannot start: {_why(config, error)}", file=sys.stderr)
         return 2
     mode = "Socket Mode" if config.mode is Mode.SOCKET else "HTTP (Slack events at /slack/events)"
     relay = (

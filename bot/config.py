@@ -53,6 +53,7 @@ class Config(BaseModel):
     relay_token: SecretStr | None = None
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
+    metrics: bool = False  # /metrics served (SLACK_QUESTIONS_METRICS=1)
 
 
 _TOKEN_PREFIXES = {"SLACK_BOT_TOKEN": "xoxb-", "SLACK_APP_TOKEN": "xapp-"}
@@ -174,6 +175,9 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
             problems.append(f"SLACK_QUESTIONS_REVIEW_POLICY: {error}")
 
     db_path, postgres_url = _store_of(args.db or get("SLACK_QUESTIONS_DB"), problems)
+    metrics = (get("SLACK_QUESTIONS_METRICS") or "0").lower()
+    if metrics not in ("0", "1", "true", "false"):
+        problems.append(f"SLACK_QUESTIONS_METRICS must be 1 (serve /metrics) or 0, not {metrics!r}")
 
     if problems:
         raise ConfigError("cannot start:\n" + "\n".join(f"  - {p}" for p in problems))
@@ -187,6 +191,7 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
         relay_token=SecretStr(relay_token) if relay_token else None,
         host=args.host or get("HOST") or DEFAULT_HOST,
         port=port,
+        metrics=metrics in ("1", "true"),
     )
 
 

@@ -259,6 +259,17 @@ class PostgresStore:
         async with self._connection() as conn, conn.transaction():
             yield conn
 
+    async def check_writable(self) -> None:
+        """Readiness: a connection from the pool on a server that takes writes (not a standby
+        in recovery); `PostgresStoreError` saying why not."""
+        async with self._connection() as conn:
+            cursor = await conn.execute("SELECT pg_is_in_recovery()")
+            row = await cursor.fetchone()
+        if row is None or row[0]:
+            raise PostgresStoreError(
+                str(self.target), "the server is a standby: it takes no writes"
+            )
+
     # --- asks ------------------------------------------------------------------------------
 
     async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:

@@ -10,6 +10,7 @@ GET    /v1/openapi.json      this API, described
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hmac
 import logging
 from collections.abc import Awaitable, Callable
@@ -18,13 +19,15 @@ from typing import Final
 from aiohttp import web
 from pydantic import SecretStr, ValidationError
 
-from provider import ErrorCode, UserQuestionError
+from provider import AskUserQuestionRequest, ErrorCode, UserQuestionError
 from provider.relay_wire import (
     IDEMPOTENCY_CONFLICT,
     MAX_WAIT_SECONDS,
+    AgentRef,
     AskDetail,
     AskList,
     AskState,
+    AskSummary,
     AskView,
     CreateAsk,
     ErrorBody,
@@ -36,6 +39,8 @@ from provider.types import field_errors
 
 from .actions import parse_number
 from .asks import Asks
+from .clock import Clock, SystemClock
+from .metrics import Metrics
 from .relay_openapi import openapi_document
 from .store import AskRecord, ThreadRef, Verdict
 from .tasks import Tasks
@@ -61,13 +66,19 @@ STATUS_OF_CODE: Final[dict[str, int]] = {
 }
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+Links = Callable[[list[AskRecord]], Awaitable[dict[str, str]]]
+"""Ask id -> permalink of its first Slack message, for the asks given (those it can find)."""
 
 
 def problem(code: str, message: str, fields: list[FieldProblem] | None = None) -> web.Response:
     """A 4xx/5xx response in the relay's error shape, its status from `STATUS_OF_CODE`."""
     name = "UserQuestionError" if code in ErrorCode.__members__ else "RelayError"
     body = Problem(error=ErrorBody(name=name, code=code, message=message), fields=fields or [])
-    response = web.json_response(body.to_wire(), status=STATUS_OF_CODE.get(code, 400))
+    status = STATUS_OF_CODE.get(code, 400)
+    if status in (400, 401, 413):
+        # A client's garbage: one line, no traceback (an unknown id, 404, is normal polling).
+        log.warning("relay refused a request (%d %s): %s", status, code, message)
+    response = web.json_response(body.to_wire(), status=status)
     if code == "UNAUTHORIZED":
         response.headers["WWW-Authenticate"] = 'Bearer realm="slack-questions"'
     return response
@@ -93,11 +104,23 @@ def view_of(record: AskRecord) -> AskView:
 class RelayServer:
     """Relay routes over `Asks`; requests are checked like the seam's own service checks."""
 
-    def __init__(self, asks: Asks, tasks: Tasks, token: SecretStr | None) -> None:
+    def __init__(
+        self,
+        asks: Asks,
+        tasks: Tasks,
+        token: SecretStr | None,
+        *,
+        metrics: Metrics | None = None,
+        links: Links | None = None,
+        clock: Clock | None = None,
+    ) -> None:
         self._asks = asks
         self._tasks = tasks
         self._token = token.get_secret_value().encode() if token else None
         self._closing = asyncio.Event()
+        self._metrics = metrics
+        self._links = links
+        self._clock: Clock = clock or SystemClock()
 
     def add_routes(self, app: web.Application) -> None:
         """Mount the relay on `app` (its `client_max_size` should be `MAX_BODY_BYTES`)."""
@@ -151,7 +174,7 @@ class RelayServer:
                 else None,
             )
         except UserQuestionError as error:
-            return problem(error.code, error.message)
+            return problem(error.code, error.message, _fields_of(error, ask_request))
         if not created and not _same_ask(record, body):
             return problem(
                 IDEMPOTENCY_CONFLICT,
@@ -190,6 +213,11 @@ class RelayServer:
         return web.json_response(view_of(record).to_wire())
 
     async def _wait(self, ask_id: str, seconds: float) -> AskRecord | None:
+        waiting = self._metrics.relay_waiting() if self._metrics else contextlib.nullcontext()
+        with waiting:
+            return await self._wait_settled(ask_id, seconds)
+
+    async def _wait_settled(self, ask_id: str, seconds: float) -> AskRecord | None:
         settled = asyncio.ensure_future(self._asks.wait(ask_id))
         closing = asyncio.ensure_future(self._closing.wait())
         try:
@@ -227,7 +255,50 @@ class RelayServer:
             return problem("INVALID_BODY", "invalid query", problems)
         assert limit is not None
         records = await self._asks.recent(state=AskState(state) if state else None, limit=limit)
-        return web.json_response(AskList(asks=[view_of(r) for r in records]).to_wire())
+        links = await self._links(records) if self._links is not None else {}
+        now = self._clock.now()
+        return web.json_response(
+            AskList(asks=[summary_of(r, links.get(r.id), now) for r in records]).to_wire()
+        )
+
+
+def summary_of(record: AskRecord, permalink: str | None, now: float) -> AskSummary:
+    """What the relay's list says about an ask: its view, who asked, the question texts,
+    where it is in Slack and its age."""
+    agent = AgentRef(id=record.agent_id, name=record.agent_name) if record.agent_id else None
+    return AskSummary(
+        **view_of(record).model_dump(),
+        agent=agent,
+        questions=[q.question for q in record.questions],
+        permalink=permalink,
+        age_seconds=round(max(now - record.created_at, 0.0), 3),
+    )
+
+
+def _fields_of(error: UserQuestionError, request: AskUserQuestionRequest) -> list[FieldProblem]:
+    """The field a seam check refused, so a 400 names it as every other 400 does."""
+    if error.code == ErrorCode.EMPTY_QUESTIONS:
+        return [FieldProblem(field="questions", message="at least one question is required")]
+    if error.code != ErrorCode.BAD_INTENT:
+        return []
+    for index, question in enumerate(request.questions):
+        if question.intent is None:
+            continue
+        labels = [option.label for option in question.options or []]
+        if question.intent.approve not in labels:
+            return [
+                FieldProblem(
+                    field=f"questions.{index}.intent.approve",
+                    message=f"names none of the options: {', '.join(map(repr, labels)) or 'none'}",
+                )
+            ]
+        if not question.detail:
+            return [
+                FieldProblem(
+                    field=f"questions.{index}.detail", message="the plan to review is missing"
+                )
+            ]
+    return []
 
 
 def _same_ask(record: AskRecord, body: CreateAsk) -> bool:

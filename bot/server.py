@@ -7,13 +7,16 @@ import contextlib
 import logging
 import socket
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_sdk.signature import SignatureVerifier
 
 from .config import Config, Mode
+from .listeners.team import TeamView
+from .metrics import Metrics
+from .readiness import Check, Readiness
 from .relay_server import MAX_BODY_BYTES, RelayServer
 from .slack_api import SlackCallFailed, slack_call
 from .slack_provider import SlackQuestionProvider, StartupError
@@ -45,6 +48,7 @@ class Server:
         runner: web.AppRunner,
         socket: SocketModeRunner | None,
         notifier: AskNotifier | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -52,6 +56,7 @@ class Server:
         self.relay = relay
         self._runner = runner
         self.socket = socket
+        self.metrics = metrics
         self.notifier = notifier
         self._sweeper: asyncio.Task[None] | None = None
         if notifier is not None:
@@ -72,8 +77,13 @@ class Server:
             raise StartupError("the server needs Slack credentials (offline mode wraps it)")
         store, notifier = await open_store(config)
         try:
+            metrics = Metrics() if config.metrics else None
             provider = await SlackQuestionProvider.start(
-                config.slack, store=store, shared=notifier is not None, replica=replica_of(config)
+                config.slack,
+                store=store,
+                shared=notifier is not None,
+                replica=replica_of(config),
+                metrics=metrics,
             )
         except BaseException:
             await _close_store(store, notifier)
@@ -81,9 +91,25 @@ class Server:
         try:
             if config.slack.channel is not None:
                 await check_membership(provider, config.slack.channel)
-            relay = RelayServer(provider.asks, provider.tasks, config.relay_token)
+            relay = RelayServer(
+                provider.asks,
+                provider.tasks,
+                config.relay_token,
+                metrics=metrics,
+                links=TeamView(provider.store, provider.client).links,
+            )
             app = web.Application(client_max_size=MAX_BODY_BYTES)
             app.router.add_get("/healthz", _healthz)
+            checks: dict[str, Check] = {
+                "store": _store_check(store),
+                "slack": lambda: provider.calls.check(provider.client),
+            }
+            readiness = Readiness(checks)
+            app.router.add_get("/readyz", readiness.handle)
+            if metrics is not None:
+                # Outside the relay's bearer token: a scraper has none (README: keep the
+                # port private, or put /metrics behind your proxy's access rules).
+                app.router.add_get("/metrics", metrics.handle)
             relay.add_routes(app)
             if config.mode is Mode.HTTP:
                 verifier = SignatureVerifier(config.slack.signing_secret)
@@ -103,11 +129,12 @@ class Server:
                     provider.app, config.app_token.get_secret_value(), api_url=config.slack.api_url
                 )
                 await socket.start()
+                readiness.add("socket", _socket_check(socket))
         except BaseException:
             await provider.close()
             await _close_store(store, notifier)
             raise
-        return cls(config, store, provider, relay, runner, socket, notifier)
+        return cls(config, store, provider, relay, runner, socket, notifier, metrics)
 
     async def close(self) -> None:
         """Graceful: stop taking work, let acks in flight finish, keep every pending ask."""
@@ -222,4 +249,37 @@ def _slack_events(
 
 
 async def _healthz(request: web.Request) -> web.Response:
+    """Liveness only: the process answers. Whether it can work is `/readyz`."""
     return web.json_response({"ok": True})
+
+
+@runtime_checkable
+class WriteProbe(Protocol):
+    """A store that can tell whether it takes writes (SQLite and PostgreSQL can)."""
+
+    async def check_writable(self) -> None:
+        """Raise, saying why, unless a write would succeed now."""
+        ...
+
+
+def _store_check(store: AskStore) -> Check:
+    async def check() -> str | None:
+        if not isinstance(store, WriteProbe):
+            return None  # in memory: always writable
+        try:
+            await store.check_writable()
+        except Exception as error:
+            # Any failure means not ready; the stores' own errors say what is wrong.
+            return f"the store refuses writes: {getattr(error, 'problem', None) or error}"
+        return None
+
+    return check
+
+
+def _socket_check(socket: SocketModeRunner) -> Check:
+    async def check() -> str | None:
+        if await socket.connected():
+            return None
+        return "the Socket Mode connection is down (the watchdog reconnects it)"
+
+    return check

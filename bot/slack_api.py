@@ -8,12 +8,8 @@ from typing import Final
 
 import aiohttp
 from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_async_handlers import (
-    AsyncRateLimitErrorRetryHandler,
-    AsyncServerErrorRetryHandler,
-)
-from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
-from slack_sdk.web.async_client import AsyncWebClient
+
+from .slack_watch import SlackCalls, WatchedWebClient, retry_handlers
 
 SLACK_API_URL: Final = "https://slack.com/api/"
 # slack_sdk's own timeout does not apply to a session we pass in.
@@ -41,22 +37,22 @@ def web_client(
     session: aiohttp.ClientSession | None = None,
     retries: int = 2,
     backoff: float = 0.25,
-) -> AsyncWebClient:
-    """An AsyncWebClient that honours 429 Retry-After and retries Slack's transient 5xx.
+    calls: SlackCalls | None = None,
+) -> WatchedWebClient:
+    """An AsyncWebClient that honours 429 Retry-After and retries Slack's transient 5xx, and
+    reports every call, failure and retry to `calls` (bot/slack_watch.py).
 
     slack_sdk's own handlers: a 429 waits for Retry-After; a 500 or 503 (Slack did not carry
     the call out) is sent again with backoff. Nothing else is: a 502, 504 or dropped connection
     may come after Slack acted, so the SDK's default connection-error retry is left out.
     """
-    interval = BackoffRetryIntervalCalculator(backoff_factor=backoff)
-    return AsyncWebClient(
+    calls = calls or SlackCalls()
+    return WatchedWebClient(
+        calls=calls,
         token=token,
         base_url=base_url,
         session=session,
-        retry_handlers=[
-            AsyncRateLimitErrorRetryHandler(max_retry_count=retries),
-            AsyncServerErrorRetryHandler(max_retry_count=retries, interval_calculator=interval),
-        ],
+        retry_handlers=retry_handlers(calls, retries=retries, backoff=backoff),
     )
 
 

@@ -23,6 +23,7 @@ from provider.errors import aborted
 
 from .admission import Admission
 from .app import build_app
+from .ask_journal import AskMetrics, TransitionLog, WaitingLine
 from .ask_messages import AskMessages
 from .asks import Asks, error_of, new_ask_id
 from .channel_pacing import ChannelPosts
@@ -30,6 +31,8 @@ from .clock import Clock, SystemClock
 from .deadlines import Deadlines
 from .inbox import Inbox
 from .interactions import Interactions
+from .metrics import Metrics
+from .observed_store import AskObserver, ObservedStore
 from .plan_reviews import PlanReviews
 from .responders import Responders
 from .review import ReviewPolicies
@@ -41,8 +44,10 @@ from .slack_api import (
     slack_call,
     web_client,
 )
+from .slack_watch import SlackCalls
 from .store import AskRecord, AskState, AskStore, MemoryStore, ThreadRef, Verdict
 from .tasks import Tasks
+from .thread_status import ThreadStatuses
 from .threads import Threads
 
 log = logging.getLogger(__name__)
@@ -91,6 +96,8 @@ class SlackQuestionProvider:
         app: AsyncApp,
         bot_user_id: str,
         deadlines: Deadlines,
+        calls: SlackCalls,
+        statuses: ThreadStatuses,
     ) -> None:
         self.session = session
         self.client = client
@@ -103,6 +110,8 @@ class SlackQuestionProvider:
         self.app = app
         self.bot_user_id = bot_user_id
         self.deadlines = deadlines
+        self.calls = calls
+        self.statuses = statuses
         # Asks made through `ask()` here, each with the future of its storing and posting.
         self._mine: dict[str, asyncio.Future[AskRecord]] = {}
         self._closed = False
@@ -116,28 +125,46 @@ class SlackQuestionProvider:
         clock: Clock | None = None,
         shared: bool = False,
         replica: str | None = None,
+        metrics: Metrics | None = None,
     ) -> SlackQuestionProvider:
         """Check the token with auth.test, build the app, and take back pending asks.
 
         `shared`: other replicas use the same store (PostgreSQL), so copies in memory may
         be stale and are read again before an ask is settled. `replica`: a name that stays
         the same across restarts (host and port), so a restarted replica takes over at once
-        the work its crashed predecessor held a lease on."""
+        the work its crashed predecessor held a lease on. Every Web API call is watched
+        (`calls`: failures and retries logged, counted in `metrics`); every ask transition is
+        logged, counted and shown under its thread."""
         session = client_session(settings.call_timeout)
         try:
-            client = web_client(settings.bot_token, base_url=settings.api_url, session=session)
+            calls = SlackCalls(metrics)
+            client = web_client(
+                settings.bot_token, base_url=settings.api_url, session=session, calls=calls
+            )
             try:
                 async with slack_call("auth.test"):
                     auth = await client.auth_test()
             except SlackCallFailed as failed:
+                if failed.in_transit:
+                    raise StartupError(
+                        f"cannot reach Slack's Web API at {settings.api_url} ({failed.error}); "
+                        "check SLACK_API_URL and the network"
+                    ) from failed
                 raise StartupError(
                     f"Slack rejected the bot token at {settings.api_url} ({failed.error}); "
                     "check SLACK_BOT_TOKEN"
                 ) from failed
             owns_store = store is None
-            store = store or MemoryStore()
             tasks = Tasks()
             clock = clock or SystemClock()
+            # Slack drops a status after two minutes of its own (real) time, so the line is
+            # renewed on real time too, not on the asks' clock (a test's ManualClock counts
+            # its sleepers; a renewal timer there would be taken for a deadline's).
+            statuses = ThreadStatuses(client, SystemClock())
+            observers: list[AskObserver] = [TransitionLog(clock), WaitingLine(statuses, tasks)]
+            if metrics is not None:
+                observers.append(AskMetrics(metrics))
+            store = ObservedStore(store or MemoryStore(), observers)
             # This process in the store's leases: the replica, then this incarnation of it.
             owner = f"{replica or 'replica-' + secrets.token_hex(6)}#{secrets.token_hex(4)}"
             posts = ChannelPosts(client)
@@ -181,8 +208,10 @@ class SlackQuestionProvider:
                 app=app,
                 bot_user_id=str(auth["user_id"]),
                 deadlines=deadlines,
+                calls=calls,
+                statuses=statuses,
             )
-            await asks.recover()
+            store.recovered(await asks.recover())
             # After the asks are back in hand: a click acked before a crash answers one.
             await inbox.replay()
             return provider
@@ -284,6 +313,7 @@ class SlackQuestionProvider:
         await self.tasks.drain()
         # After the drain: a post that finished during it may have started a timer.
         await self.deadlines.close()
+        await self.statuses.close()
         if self._owns_store:
             await self.store.close()
         await self.session.close()

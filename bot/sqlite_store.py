@@ -224,6 +224,20 @@ class SqliteStore:
         except sqlite3.Error as error:
             raise StoreError(self.path, str(error)) from error
 
+    async def check_writable(self) -> None:
+        """Readiness: take the write lock and write, then roll back; `StoreError` saying why
+        not (closed, read-only, locked by another process past the busy timeout, disk)."""
+
+        def probe(conn: sqlite3.Connection) -> None:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                version: int = conn.execute("PRAGMA user_version").fetchone()[0]
+                conn.execute(f"PRAGMA user_version = {version}")
+            finally:
+                conn.execute("ROLLBACK")
+
+        await self._run(probe)
+
     # --- asks ------------------------------------------------------------------------------
 
     async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:

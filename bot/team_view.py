@@ -230,13 +230,13 @@ def _outcome(record: AskRecord, verdict: Verdict) -> str:
             return f":white_check_mark: Answered by {who}"
         case Verdict.WITHDRAWN:
             reason = _reason(record) or "the agent no longer needed an answer"
-            return f":heavy_minus_sign: Withdrawn: {reason}"
+            return f":heavy_minus_sign: Withdrawn, nobody answered: {reason}"
         case Verdict.CLOSED:
             return f":x: Dismissed: {who} closed the form"
         case Verdict.CANCELLED:
             return f":speech_balloon: Discussed: {who} chose to talk it over in the thread"
         case Verdict.EXPIRED:
-            return ":alarm_clock: Expired unanswered" + _colon(_reason(record))
+            return ":alarm_clock: Expired, nobody answered" + _colon(_reason(record))
         case Verdict.FAILED:
             return ":warning: Failed" + _colon(_reason(record))
 

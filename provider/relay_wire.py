@@ -14,6 +14,7 @@ from .types import (
     NonEmptyStr,
     Text,
     WireModel,
+    check_unique_ids,
 )
 
 IdempotencyKey = Annotated[Text, Field(min_length=1, max_length=200)]
@@ -51,7 +52,7 @@ class CreateAsk(WireModel):
     @field_validator("questions")
     @classmethod
     def _ids_are_unique(cls, questions: list[AskUserQuestionItem]) -> list[AskUserQuestionItem]:
-        AskUserQuestionRequest(questions=questions)  # one rule, one place
+        check_unique_ids(questions)  # one rule, one place
         return questions
 
     def request(self) -> AskUserQuestionRequest:
@@ -117,7 +118,16 @@ class AskView(ResponseModel):
     detail: AskDetail | None = None  # pending only: "queued" until its message is in Slack
 
 
+class AskSummary(AskView):
+    """An ask in `GET /v1/asks`: also who asked, what, where it is in Slack, how long ago."""
+
+    agent: AgentRef | None = None
+    questions: list[str] = Field(default_factory=list)  # each question's text, in order
+    permalink: str | None = None  # its first Slack message, once posted
+    age_seconds: float | None = None  # since it was created
+
+
 class AskList(ResponseModel):
     """`GET /v1/asks`."""
 
-    asks: list[AskView]
+    asks: list[AskSummary]

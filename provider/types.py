@@ -8,6 +8,7 @@ conversion or a failure further on.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -20,6 +21,7 @@ from pydantic import (
     ValidationError,
     field_validator,
 )
+from pydantic_core import InitErrorDetails, PydanticCustomError
 
 from .abort import AbortSignal
 from .agents import Agent
@@ -41,6 +43,27 @@ def _utf8(value: str) -> str:
 # Every string of the seam: strictly a string (no number converted), and encodable as UTF-8.
 Text = Annotated[StrictStr, AfterValidator(_utf8)]
 NonEmptyStr = Annotated[Text, Field(min_length=1)]
+
+
+def check_unique_ids(questions: Sequence[AskUserQuestionItem]) -> None:
+    """Answers are routed by id, so one id must name one question. A repeat is reported at
+    its own place, `questions.<index>.id` (raised from a `questions` validator)."""
+    seen: set[str] = set()
+    for index, question in enumerate(questions):
+        if question.id in seen:
+            raise ValidationError.from_exception_data(
+                "questions",
+                [
+                    InitErrorDetails(
+                        type=PydanticCustomError(
+                            "duplicate_id", "duplicate question id {id}", {"id": repr(question.id)}
+                        ),
+                        loc=(index, "id"),
+                        input=question.id,
+                    )
+                ],
+            )
+        seen.add(question.id)
 
 
 def field_errors(error: ValidationError) -> list[tuple[str, str]]:
@@ -130,12 +153,7 @@ class AskUserQuestionRequest(BaseModel):
     @field_validator("questions")
     @classmethod
     def _ids_are_unique(cls, questions: list[AskUserQuestionItem]) -> list[AskUserQuestionItem]:
-        # Answers are routed by id, so one id must name one question.
-        seen: set[str] = set()
-        for question in questions:
-            if question.id in seen:
-                raise ValueError(f"duplicate question id {question.id!r}")
-            seen.add(question.id)
+        check_unique_ids(questions)
         return questions
 
     def to_wire(self) -> dict[str, Any]:

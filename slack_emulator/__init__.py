@@ -7,17 +7,27 @@ from slack_emulator.block_checks import Issue, check_blocks, check_view
 from slack_emulator.block_limits import LIMITS, Limit
 from slack_emulator.emulator import SlackEmulator
 from slack_emulator.faults import ApiError, Fault, RateLimited, ServerError, Slow, SlowReply
-from slack_emulator.identity import AppIdentity
+from slack_emulator.identity import DEFAULT_SIGNING_SECRET, AppIdentity
 from slack_emulator.people import Person
 from slack_emulator.posting_rate import PostingRate
 from slack_emulator.records import ApiCall, BlockKitViolation, Delivery
 from slack_emulator.seed import seed_workspace
-from slack_emulator.slack_objects import Channel, Edited, Ephemeral, Message, User, UserGroup, View
+from slack_emulator.slack_objects import (
+    Channel,
+    Edited,
+    Ephemeral,
+    Message,
+    ThreadStatus,
+    User,
+    UserGroup,
+    View,
+)
 from slack_emulator.socket_mode_server import SocketModeServer
 from slack_emulator.timekeeping import Clock, ManualClock, WallClock
 from slack_emulator.workspace import Workspace
 
 __all__ = [
+    "DEFAULT_SIGNING_SECRET",
     "LIMITS",
     "ApiCall",
     "ApiError",
@@ -41,6 +51,7 @@ __all__ = [
     "Slow",
     "SlowReply",
     "SocketModeServer",
+    "ThreadStatus",
     "User",
     "UserGroup",
     "View",

@@ -8,6 +8,7 @@ import signal
 import sys
 
 from slack_emulator.emulator import SlackEmulator
+from slack_emulator.identity import DEFAULT_SIGNING_SECRET
 from slack_emulator.seed import seed_workspace
 
 
@@ -17,7 +18,7 @@ def _arguments(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=4000)
     parser.add_argument("--request-url", default=None, help="the app's /slack/events URL")
     parser.add_argument("--delivery", choices=("http", "socket"), default="http")
-    parser.add_argument("--signing-secret", default="emulator-signing-secret")
+    parser.add_argument("--signing-secret", default=DEFAULT_SIGNING_SECRET)
     parser.add_argument("--bot-token", default="xoxb-emulator")
     parser.add_argument("--app-token", default="xapp-emulator")
     return parser.parse_args(argv)
@@ -49,10 +50,23 @@ async def serve(args: argparse.Namespace) -> None:
             f"people {', '.join(seeded.user_ids)}; deliveries to {args.request_url or '(none)'}",
             flush=True,
         )
+        print(f"Start the bot against it: {bot_command(emulator, seeded.channel_id)}", flush=True)
         await stop.wait()
     finally:
         await emulator.stop()
         print("Slack emulator stopped", flush=True)
+
+
+def bot_command(emulator: SlackEmulator, channel_id: str) -> str:
+    """The command line that starts slack-questions against this emulator (HTTP delivery; the
+    bot's --port must match --request-url)."""
+    settings = {
+        "SLACK_API_URL": emulator.api_url,
+        "SLACK_BOT_TOKEN": emulator.bot_token,
+        "SLACK_SIGNING_SECRET": emulator.signing_secret,
+        "SLACK_QUESTIONS_CHANNEL": channel_id,
+    }
+    return " ".join(f"{name}={value}" for name, value in settings.items()) + " python -m bot"
 
 
 def main(argv: list[str] | None = None) -> int:

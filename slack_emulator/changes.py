@@ -32,7 +32,11 @@ class Changes:
             waiter: asyncio.Future[None] = loop.create_future()
             self._waiters.add(waiter)
             try:
-                await asyncio.wait_for(waiter, remaining)
+                # Not asyncio.wait_for: on Python 3.11 it swallows a cancellation that arrives
+                # as the waiter completes, and a cancelled waiter (the terminal's watcher at
+                # shutdown) would wait on, holding the process open.
+                async with asyncio.timeout(remaining):
+                    await waiter
             except TimeoutError:
                 pass
             finally:

@@ -14,12 +14,12 @@ from slack_emulator.core import Core, build_core
 from slack_emulator.delivery import DeliverySettings, delivering_to
 from slack_emulator.faults import Fault, Faults
 from slack_emulator.http_routes import build_server
-from slack_emulator.identity import AppIdentity
+from slack_emulator.identity import DEFAULT_SIGNING_SECRET, AppIdentity
 from slack_emulator.methods import METHODS
 from slack_emulator.people import Person
 from slack_emulator.posting_rate import SLACK_POSTING_RATE, PostingLimits, PostingRate
 from slack_emulator.records import ApiCall, BlockKitViolation, Delivery, Transport
-from slack_emulator.slack_objects import Ephemeral, Message, View
+from slack_emulator.slack_objects import Ephemeral, Message, ThreadStatus, View
 from slack_emulator.socket_mode_server import SocketModeServer
 from slack_emulator.timekeeping import Clock, WallClock
 from slack_emulator.web_api import MethodContext, WebApi
@@ -35,7 +35,7 @@ class SlackEmulator:
     def __init__(
         self,
         *,
-        signing_secret: str = "emulator-signing-secret",
+        signing_secret: str = DEFAULT_SIGNING_SECRET,
         bot_token: str = "xoxb-emulator",
         app_token: str = "xapp-emulator",
         request_url: str | None = None,
@@ -261,6 +261,11 @@ class SlackEmulator:
         if not thread:
             raise LookupError(f"no thread {thread_ts} in {channel}")
         return thread
+
+    def thread_status(self, channel: str, thread_ts: str) -> ThreadStatus | None:
+        """The app's status line under the thread (assistant.threads.setStatus) now: None
+        when never set, cleared by an empty status or the app's reply, or two minutes old."""
+        return self._core.workspace.thread_status(channel, thread_ts)
 
     def channel_messages(self, channel: str) -> list[Message]:
         """Top-level messages, oldest first."""

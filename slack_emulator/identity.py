@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
+
+DEFAULT_SIGNING_SECRET: Final = "e0a1e0a1e0a1e0a1e0a1e0a1e0a1e0a1"
+"""Shaped like the 32 hexadecimal characters Slack issues, so an app that checks the shape
+of its signing secret (as `python -m bot` does) accepts the emulator's default."""
 
 
 @dataclass(frozen=True)

@@ -162,6 +162,11 @@ class Person:
 
         return await self._use(target, "type into", TEXT_INPUTS, action_id, block_id, None, enter)
 
+    def draft(self, target: Target) -> StateValues:
+        """What the person has entered on `target` but not yet sent: its `state.values`
+        (block_id → action_id → value), initial values included — as their client holds it."""
+        return self._surface(target).state
+
     # modals ---------------------------------------------------------------------------
 
     async def submit(self, view: View) -> Delivery:

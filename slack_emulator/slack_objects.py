@@ -80,6 +80,19 @@ class Edited:
 
 
 @dataclass(frozen=True)
+class ThreadStatus:
+    """The app's status line in a thread ("<app name> <status>"), set by
+    assistant.threads.setStatus."""
+
+    channel: str
+    thread_ts: str
+    status: str
+    loading_messages: tuple[str, ...]
+    set_at: float
+    """When it was set (the emulator's clock): Slack removes it two minutes later."""
+
+
+@dataclass(frozen=True)
 class Message:
     """A message in a channel, top-level or in a thread."""
 

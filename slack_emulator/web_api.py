@@ -30,7 +30,7 @@ from slack_emulator.workspace import Workspace
 TokenKind = Literal["bot", "app"]
 
 # Form-encoded arguments Slack documents as "a JSON-based array/object, URL-encoded".
-JSON_ARGUMENTS: Final = frozenset({"blocks", "attachments", "view", "metadata"})
+JSON_ARGUMENTS: Final = frozenset({"blocks", "attachments", "view", "metadata", "loading_messages"})
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from slack_emulator.slack_objects import (
     Edited,
     Ephemeral,
     Message,
+    ThreadStatus,
     User,
     UserGroup,
     View,
@@ -29,6 +30,12 @@ from slack_emulator.slack_objects import (
 )
 from slack_emulator.timekeeping import Clock
 from slack_emulator.wire import JsonDict, StateValues, clone, clone_state
+
+THREAD_STATUS_SECONDS: Final = 120.0
+"""assistant.threads.setStatus: "A two minute timeout applies, which will cause the status to
+be removed if no message has been sent."
+https://docs.slack.dev/reference/methods/assistant.threads.setStatus
+"""
 
 MAX_VIEW_STACK: Final = 3
 """views.push: "push_limit_reached ... Currently the limit is 3."
@@ -54,6 +61,7 @@ class Workspace:
         self._drafts: dict[_DraftKey, StateValues] = {}
         self._modals: dict[str, list[View]] = {}
         self._homes: dict[str, View] = {}
+        self._thread_statuses: dict[tuple[str, str], ThreadStatus] = {}
         self.add_user(app.bot_user_id, name=app.bot_name, real_name=app.bot_name, is_bot=True)
 
     # directory ----------------------------------------------------------------------
@@ -219,6 +227,9 @@ class Workspace:
             client_msg_id=client_msg_id,
         )
         self._messages.setdefault(channel_id, {})[message.ts] = message
+        if root is not None and as_bot:
+            # "The status will be automatically cleared when the app sends a reply."
+            self._thread_statuses.pop((channel_id, root.ts), None)
         if root is not None:
             self._store(
                 dataclasses.replace(
@@ -307,6 +318,31 @@ class Workspace:
 
     def _normalize(self, blocks: list[JsonDict]) -> list[JsonDict]:
         return elements.normalize_blocks(blocks, new_id=self._ids.block_id)
+
+    # thread status lines ------------------------------------------------------------
+
+    def set_thread_status(
+        self, channel_id: str, thread_ts: str, status: str, loading_messages: Iterable[str] = ()
+    ) -> None:
+        """The app's status line in a thread; an empty `status` clears it."""
+        root = self.message(channel_id, thread_ts)
+        if root is None:
+            raise SlackError("invalid_thread_ts")
+        key = (channel_id, root.thread_ts or root.ts)
+        if status:
+            self._thread_statuses[key] = ThreadStatus(
+                channel_id, key[1], status, tuple(loading_messages), self._clock.now()
+            )
+        else:
+            self._thread_statuses.pop(key, None)
+        self._changes.notify()
+
+    def thread_status(self, channel_id: str, thread_ts: str) -> ThreadStatus | None:
+        """The thread's status line now, or None (never set, cleared, or timed out)."""
+        found = self._thread_statuses.get((channel_id, thread_ts))
+        if found is None or self._clock.now() - found.set_at >= THREAD_STATUS_SECONDS:
+            return None
+        return found
 
     # ephemeral messages -------------------------------------------------------------
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
+import stat
 import sys
 import tempfile
 from pathlib import Path
@@ -69,29 +71,40 @@ async def run_offline(
                 if playground is not None
                 else ""
             )
-            + "\nType h for help, Ctrl-C to stop.\n",
+            + "\nType h for help, Ctrl-D or Ctrl-C to stop.\n",
             flush=True,
         )
+        interactive = sys.stdin.isatty()
         reader, transport = await _stdin_reader()
         terminal = Terminal(emu, YOU, input=reader, output=sys.stdout)
         agents = AgentRegistry()
         service = UserQuestionService(agents)
         dispose = server.provider.register(service)
-        background = [asyncio.create_task(terminal.run(), name="terminal")]
+        typing = asyncio.create_task(terminal.run(), name="terminal")
+        background = [typing]
         if demo:
             background.append(
                 asyncio.create_task(run_demo(service, agents, terminal.say), name="demo agent")
             )
+        stopping = asyncio.create_task(stop.wait(), name="stop signal")
         try:
-            await stop.wait()
+            # Ctrl-D at a terminal ends the run; input that is not a terminal (`< /dev/null`,
+            # a container without -it) ending only means nobody types: keep serving.
+            await asyncio.wait(
+                [stopping, typing] if interactive else [stopping],
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+            if typing.done() and interactive:
+                print("Input ended: stopping.", flush=True)
         finally:
-            for task in background:
+            for task in [*background, stopping]:
                 task.cancel()
-            for task in background:
+            for task in [*background, stopping]:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             dispose()
-            transport.close()
+            if transport is not None:
+                transport.close()
             if playground is not None:
                 await playground.close()
             await server.close()
@@ -99,10 +112,22 @@ async def run_offline(
     return 0
 
 
-async def _stdin_reader() -> tuple[asyncio.StreamReader, asyncio.BaseTransport]:
+async def _stdin_reader() -> tuple[asyncio.StreamReader, asyncio.BaseTransport | None]:
+    """Standard input as a stream. A terminal, pipe or socket is read as it comes; anything
+    the event loop cannot watch (`/dev/null`, a regular file) is read whole: epoll refuses
+    such files, which would otherwise end in an asyncio traceback and a reader that never ends."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
-    transport, _ = await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), sys.stdin
-    )
-    return reader, transport
+    mode = os.fstat(sys.stdin.fileno()).st_mode
+    if sys.stdin.isatty() or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), sys.stdin
+        )
+        return reader, transport
+    data = await asyncio.to_thread(sys.stdin.buffer.read)
+    if data:
+        reader.feed_data(data)
+    else:
+        print("No terminal input: the service runs until Ctrl-C or SIGTERM.", flush=True)
+    reader.feed_eof()
+    return reader, None

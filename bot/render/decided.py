@@ -62,13 +62,13 @@ def verdict_line(settlement: Settlement) -> str:
         case Verdict.ANSWERED:
             return f":white_check_mark: Answered by {who} · {stamp}"
         case Verdict.WITHDRAWN:
-            return f":heavy_minus_sign: Withdrawn{reason or ': the agent no longer needs an answer'} · {stamp}"
+            return f":heavy_minus_sign: Withdrawn, nobody answered{reason or ': the agent no longer needs an answer'} · {stamp}"
         case Verdict.CLOSED:
             return f":x: {who} closed the form; the agent was told the question was dismissed · {stamp}"
         case Verdict.CANCELLED:
             return f":speech_balloon: {who} chose to discuss this instead · {stamp}"
         case Verdict.EXPIRED:
-            return f":alarm_clock: Expired unanswered{reason} · {stamp}"
+            return f":alarm_clock: Expired, nobody answered{reason} · {stamp}"
         case Verdict.FAILED:
             return f":warning: Could not be collected{reason} · {stamp}"
 

@@ -221,9 +221,9 @@ def settled_plan_review(
         case Verdict.CANCELLED:
             line = f":speech_balloon: {who} moved this plan to a discussion in the thread · {stamp}"
         case Verdict.EXPIRED:
-            line = f":alarm_clock: *Expired unapproved*{_reason(settlement)} · {stamp}"
+            line = f":alarm_clock: *Expired unapproved: nobody answered*{_reason(settlement)} · {stamp}"
         case Verdict.WITHDRAWN:
-            line = f":heavy_minus_sign: *Withdrawn*{_reason(settlement)} · {stamp}"
+            line = f":heavy_minus_sign: *Withdrawn, nobody answered*{_reason(settlement)} · {stamp}"
         case Verdict.FAILED | Verdict.CLOSED:
             line = f":warning: Could not be collected{_reason(settlement)} · {stamp}"
     blocks = [

@@ -22,6 +22,7 @@ METHODS: Final[dict[str, Method]] = {
     "chat.delete": Method(chat_methods.delete),
     "chat.postEphemeral": Method(chat_methods.post_ephemeral),
     "chat.getPermalink": Method(chat_methods.get_permalink),
+    "assistant.threads.setStatus": Method(chat_methods.set_thread_status),
     "conversations.history": Method(conversations_methods.history),
     "conversations.replies": Method(conversations_methods.replies),
     "conversations.members": Method(conversations_methods.members),

@@ -1,4 +1,5 @@
-"""chat.postMessage, chat.update, chat.delete, chat.postEphemeral, chat.getPermalink."""
+"""chat.postMessage, chat.update, chat.delete, chat.postEphemeral, chat.getPermalink, and
+assistant.threads.setStatus (a thread's status line; chat:write in channels since 2026-03)."""
 
 from __future__ import annotations
 
@@ -119,3 +120,26 @@ def get_permalink(ctx: MethodContext, p: Params) -> JsonDict:
     if message.is_reply:
         permalink += f"?thread_ts={message.thread_ts}&cid={channel.id}"
     return {"channel": channel.id, "permalink": permalink}
+
+
+MAX_LOADING_MESSAGES = 10
+"""assistant.threads.setStatus: loading_messages "Maximum of 10 messages"."""
+
+
+def set_thread_status(ctx: MethodContext, p: Params) -> JsonDict:
+    """assistant.threads.setStatus: the status line under a thread; "" clears it."""
+    channel = bot_channel(ctx, p.optional("channel_id"))
+    thread_ts = p.required("thread_ts", error="invalid_thread_ts")
+    status = p.values.get("status")
+    if not isinstance(status, str):
+        raise SlackError("invalid_arguments", messages=["[ERROR] missing required field: status"])
+    loading = p.values.get("loading_messages") or []
+    if not isinstance(loading, list) or not all(isinstance(m, str) for m in loading):
+        raise SlackError("invalid_arguments", messages=["[ERROR] loading_messages: strings"])
+    if len(loading) > MAX_LOADING_MESSAGES:
+        raise SlackError(
+            "invalid_arguments",
+            messages=[f"[ERROR] loading_messages: no more than {MAX_LOADING_MESSAGES} items"],
+        )
+    ctx.workspace.set_thread_status(channel.id, thread_ts, status, loading)
+    return {}

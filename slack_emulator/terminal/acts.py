@@ -18,8 +18,9 @@ from slack_emulator.terminal.screen import IN, Abandoned, Key, Screen
 HELP: Final = """\
   N        click button N — or set element N (a menu, radio group, checkboxes, text box)
   Enter    fill in the form here, input by input, then press its Submit
-           (menus and radios: a number · checkboxes: numbers like 1,3 · text: type it,
-           with a leading \\ to send c, h or r … as text · an empty line leaves an input)
+           (menus and radios: a number · checkboxes: numbers like 1,3, exactly those
+           ticked, - for none · text: type it, with a leading \\ to send c, h or r … as
+           text · an empty line leaves an input as it is); each value set is shown
   c        close the open modal (while filling in a message's form: stop filling it in)
   r TEXT   reply in the current thread
   h        this help

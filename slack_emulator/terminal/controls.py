@@ -92,3 +92,26 @@ def numbers_to_type(controls: Sequence[Control]) -> str:
     if not controls:
         return "it has nothing to click"
     return f"type one of {span(controls)}"
+
+
+def describe_value(control: Control, entry: Mapping[str, Any] | None) -> str:
+    """What `control` holds in a person's draft (its `state.values` entry), as a line shows
+    it: `“text”`, the chosen labels, or that nothing is set."""
+    if entry is None:
+        return "(nothing set)"
+    if control.kind == "text":
+        value = entry.get("value")
+        return f"“{value}”" if isinstance(value, str) and value else "(empty)"
+    chosen = entry.get("selected_options")
+    if chosen is None:
+        one = entry.get("selected_option")
+        chosen = [one] if isinstance(one, Mapping) else []
+    labels = {choice.value: choice.label for choice in control.options}
+    picked = [
+        labels.get(str(option.get("value")), str(option.get("value")))
+        for option in chosen
+        if isinstance(option, Mapping)
+    ]
+    if picked:
+        return ", ".join(picked)
+    return "(none ticked)" if control.kind == "many" else "(none chosen)"

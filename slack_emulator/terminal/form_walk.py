@@ -12,7 +12,7 @@ from slack_emulator import Delivery, Person, View
 from slack_emulator.elements import GESTURES
 from slack_emulator.terminal.acts import Acts
 from slack_emulator.terminal.console import Console
-from slack_emulator.terminal.controls import Control, Rendered, numbers_to_type
+from slack_emulator.terminal.controls import Control, Rendered, describe_value, numbers_to_type
 from slack_emulator.terminal.screen import IN, Abandoned, Key, Screen
 
 
@@ -60,6 +60,7 @@ class FormWalk:
                     return
                 problem = await self._apply(key, control, line)
                 if problem is None:
+                    self._show_draft(key, control)
                     return
                 self._console.print(problem)
         finally:
@@ -100,6 +101,17 @@ class FormWalk:
         self._acts.report(delivery)
         return None
 
+    def _show_draft(self, key: Key, control: Control) -> None:
+        """What the element now holds, read back from the person's draft, so what will be
+        sent is visible before it is."""
+        target = self._screen.current_or_none(key)
+        if target is None:
+            return
+        entry = self._person.draft(target).get(control.block_id, {}).get(control.action_id)
+        self._console.print(
+            f"[{control.number}] {control.label} ✓ {describe_value(control, entry)}"
+        )
+
     def _has_value(self, key: Key, control: Control) -> bool:
         target = self._screen.current(key)
         if not isinstance(target, View):
@@ -134,9 +146,9 @@ def ask_for(control: Control, *, required: bool) -> str:
     if control.kind == "text":
         how = f"type your answer{leave}"
     elif control.kind == "many" and len(control.options) == 1:
-        how = f"1 to tick “{control.options[0].label}”{leave}"
+        how = f"1 to tick “{control.options[0].label}”, - to untick{leave}"
     elif control.kind == "many":
-        how = f"numbers 1-{len(control.options)} like 1,{len(control.options)}{leave}"
+        how = f"numbers 1-{len(control.options)} like 1,{len(control.options)}, - for none{leave}"
     else:
         how = f"a number 1-{len(control.options)}{leave}"
     return f"[{control.number}] {label} {IN} {how} > "

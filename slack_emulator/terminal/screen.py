@@ -60,6 +60,8 @@ class Screen:
         """The thread of the last message shown: where `r TEXT` replies without a question."""
         self.asking_about: tuple[Key, Control] | None = None
         """The input a prompt is waiting to set, so an update that removes it is noticed."""
+        self._statuses: dict[tuple[str, str], str] = {}
+        """The app's status line under each thread, as last shown."""
 
     # what changed -----------------------------------------------------------------------
 
@@ -84,12 +86,35 @@ class Screen:
             if gone:
                 shown.append(gone)
         self._seen = now
+        shown.extend(self._status_lines())
         if shown and self.asking_about is not None and not self.still_there(*self.asking_about):
             shown.append("That question changed while you were answering; press Enter.")
         if shown:
             focus = self.focus()
             hint = self._hint(*focus) if focus is not None else ""
             self._console.print("\n".join([*shown, *([hint] if hint else [])]))
+
+    def _status_lines(self) -> list[str]:
+        """A line for each thread whose status line (assistant.threads.setStatus) is new or
+        changed; one that clears says nothing (the thread's messages say what happened)."""
+        emu = self._emu
+        now: dict[tuple[str, str], str] = {}
+        for channel in list(emu.workspace.channels.values()):
+            if self._me not in channel.members:
+                continue
+            for root in emu.channel_messages(channel.id):
+                found = emu.thread_status(channel.id, root.ts)
+                if found is not None:
+                    now[(channel.id, root.ts)] = found.status
+        lines = []
+        for (channel_id, ts), status in now.items():
+            if self._statuses.get((channel_id, ts)) != status:
+                root = emu.message(channel_id, ts)
+                place = f"{self.where(root)} {IN} thread “{self.preview(root.text)}”"
+                app = self._name(emu.bot_user_id) or "the app"
+                lines.append(self._console.dim(f"{place} · {app} {status}"))
+        self._statuses = now
+        return lines
 
     def _visible(self) -> dict[Key, _Seen]:
         emu = self._emu

@@ -39,7 +39,7 @@ async def test_an_abort_signal_withdraws_the_question(bot: Bot) -> None:
     assert error.code is ErrorCode.ASK_ABORTED
     await bot.idle()
     updated = bot.now(message)
-    assert "Withdrawn: plan changed" in str(updated.blocks[-1])
+    assert "Withdrawn, nobody answered: plan changed" in str(updated.blocks[-1])
     assert not [b for b in updated.blocks if b["type"] == "actions"]
 
 
@@ -50,7 +50,9 @@ async def test_cancelling_the_task_withdraws_the_question_first(bot: Bot) -> Non
     with pytest.raises(asyncio.CancelledError):
         await asking
     # The withdrawal finished before the cancellation reached us.
-    assert "Withdrawn: the agent's task was cancelled" in str(bot.now(message).blocks[-1])
+    assert "Withdrawn, nobody answered: the agent's task was cancelled" in str(
+        bot.now(message).blocks[-1]
+    )
 
 
 async def test_disposing_the_provider_aborts_every_pending_ask(bot: Bot) -> None:
@@ -64,7 +66,9 @@ async def test_disposing_the_provider_aborts_every_pending_ask(bot: Bot) -> None
     await bot.idle()
     for n in (1, 2):
         message = await bot.posted(n)
-        assert "Withdrawn: the Slack provider was disposed" in str(message.blocks[-1])
+        assert "Withdrawn, nobody answered: the Slack provider was disposed" in str(
+            message.blocks[-1]
+        )
 
 
 async def test_disposing_while_an_ask_is_still_being_stored_aborts_it(
@@ -76,7 +80,9 @@ async def test_disposing_while_an_ask_is_still_being_stored_aborts_it(
         bot.dispose()
         assert (await ask_error(asking)).code is ErrorCode.ASK_ABORTED
         await bot.idle()
-        assert "Withdrawn: the Slack provider was disposed" in str((await bot.posted()).blocks)
+        assert "Withdrawn, nobody answered: the Slack provider was disposed" in str(
+            (await bot.posted()).blocks
+        )
 
 
 async def test_a_click_after_a_withdrawal_is_told_so(bot: Bot) -> None:

@@ -10,7 +10,7 @@ import pytest
 from bot.review import ReviewPolicies, ReviewPolicy
 from bot.store import AskRecord, AskState, MemoryStore
 from provider import Agent, ErrorCode, UserQuestionError
-from slack_emulator import ManualClock, Message, SlackEmulator
+from slack_emulator import ManualClock, Message, SlackEmulator, Slow
 
 from .harness import ALICE, BOB, CAROL, CHANNEL, Bot, running_bot
 
@@ -232,11 +232,13 @@ async def test_a_reminder_mentions_the_reviewers_and_expiry_never_approves(
         )
         assert reminder.params["thread_ts"] == message.ts
         await clock.sleeping()
+        # The decided message is held back a moment, so Bob's click lands on the buttons he
+        # still sees: a late click, not a missing button.
+        emu.inject("chat.update", Slow(1.0))
         clock.advance(22 * 3600)
         error = await ask_error(asking)
         assert error.code is ErrorCode.ASK_ABORTED
         assert error.message.endswith("the review expired after 1 d without approval")
-        await bot.idle()
         await emu.person(BOB).click(message, text="Approve")
         await bot.idle()
         assert [e.text for e in emu.ephemerals(BOB)] == [
@@ -244,7 +246,10 @@ async def test_a_reminder_mentions_the_reviewers_and_expiry_never_approves(
         ]
         [record] = await bot.provider.store.recent()
         assert record.answer is None
-        assert "Expired unapproved" in shown_text(bot.now(message).blocks)
+        await emu.wait_for(
+            lambda: "Expired unapproved" in shown_text(bot.now(message).blocks),
+            what="the message showing the expiry",
+        )
 
 
 async def test_a_resubmitted_plan_shows_what_changed_since_the_declined_one(bot: Bot) -> None:

@@ -151,12 +151,17 @@ def test_an_ask_of_five_questions_shows_three_and_counts_the_rest() -> None:
 @pytest.mark.parametrize(
     ("verdict", "by", "reason", "outcome"),
     [
-        (Verdict.WITHDRAWN, None, "plan changed", ":heavy_minus_sign: Withdrawn: plan changed"),
+        (
+            Verdict.WITHDRAWN,
+            None,
+            "plan changed",
+            ":heavy_minus_sign: Withdrawn, nobody answered: plan changed",
+        ),
         (
             Verdict.WITHDRAWN,
             None,
             None,
-            ":heavy_minus_sign: Withdrawn: the agent no longer needed an answer",
+            ":heavy_minus_sign: Withdrawn, nobody answered: the agent no longer needed an answer",
         ),
         (Verdict.CLOSED, BOB, None, f":x: Dismissed: <@{BOB}> closed the form"),
         (
@@ -169,7 +174,7 @@ def test_an_ask_of_five_questions_shows_three_and_counts_the_rest() -> None:
             Verdict.EXPIRED,
             None,
             "no reviewer in 1 day",
-            ":alarm_clock: Expired unanswered: no reviewer in 1 day",
+            ":alarm_clock: Expired, nobody answered: no reviewer in 1 day",
         ),
         (
             Verdict.FAILED,

@@ -86,12 +86,12 @@ def test_a_non_string_label_is_rejected_naming_it() -> None:
     assert error_locations(caught.value) == ["options.0.label"]
 
 
-def test_duplicate_question_ids_are_rejected_naming_questions() -> None:
+def test_duplicate_question_ids_are_rejected_naming_the_repeated_id() -> None:
     with pytest.raises(ValidationError) as caught:
         AskUserQuestionRequest.model_validate(
             {"questions": [{"id": "q", "question": "a"}, {"id": "q", "question": "b"}]}
         )
-    assert error_locations(caught.value) == ["questions"]
+    assert error_locations(caught.value) == ["questions.1.id"]
     assert "duplicate question id 'q'" in str(caught.value)
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import pty
 import signal
+import socket
 import sys
 from pathlib import Path
 
@@ -150,3 +152,94 @@ async def _button_on_page(
                         }
             while not (await asyncio.wait_for(events.content.readline(), 30)).startswith(b"data:"):
                 pass
+
+
+def offline_env() -> dict[str, str]:
+    """No Slack credentials: `python -m bot` runs offline."""
+    return {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+
+
+async def test_a_busy_port_is_named_with_how_to_pick_another_and_exit_status_2() -> None:
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen()
+    port = busy.getsockname()[1]
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            "--port",
+            str(port),
+            "--no-demo",
+            cwd=ROOT,
+            env=offline_env(),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+    finally:
+        busy.close()
+    assert proc.returncode == 2, out.decode() + err.decode()
+    assert err.decode().splitlines() == [
+        f"cannot start: port {port} on 127.0.0.1 is already in use by another program; "
+        "pick another with --port N (or PORT=N), or --port 0 for any free port"
+    ]
+
+
+async def test_ctrl_d_at_the_terminal_ends_the_process_cleanly() -> None:
+    controller, tty = pty.openpty()
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            "--port",
+            "0",
+            "--no-demo",
+            cwd=ROOT,
+            env=offline_env(),
+            stdin=tty,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        assert proc.stdout is not None
+        seen: list[str] = []
+        await read_until(proc.stdout, "Type h for help", seen)
+        os.write(controller, b"\x04")  # Ctrl-D at the start of a line: end of input
+        rest, _ = await asyncio.wait_for(proc.communicate(), 30)
+    finally:
+        os.close(controller)
+        os.close(tty)
+    output = "".join(seen) + rest.decode()
+    assert proc.returncode == 0, output
+    assert "Traceback" not in output
+    assert "Input ended: stopping." in output
+
+
+async def test_stdin_from_dev_null_keeps_serving_without_an_asyncio_traceback() -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "--port",
+        "0",
+        "--no-demo",
+        cwd=ROOT,
+        env=offline_env(),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    assert proc.stdout is not None
+    seen: list[str] = []
+    try:
+        await read_until(proc.stdout, "No terminal input", seen)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        rest, _ = await asyncio.wait_for(proc.communicate(), 30)
+    output = "".join(seen) + rest.decode()
+    assert proc.returncode == 0, output
+    assert "Traceback" not in output
+    assert "ERROR" not in output

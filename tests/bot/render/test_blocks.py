@@ -757,14 +757,14 @@ def test_a_question_without_an_answer_is_shown_as_unanswered() -> None:
         (Verdict.ANSWERED, f":white_check_mark: Answered by <@{ALICE}> · {STAMP}"),
         (
             Verdict.WITHDRAWN,
-            f":heavy_minus_sign: Withdrawn: the agent no longer needs an answer · {STAMP}",
+            f":heavy_minus_sign: Withdrawn, nobody answered: the agent no longer needs an answer · {STAMP}",
         ),
         (
             Verdict.CLOSED,
             f":x: <@{ALICE}> closed the form; the agent was told the question was dismissed · {STAMP}",
         ),
         (Verdict.CANCELLED, f":speech_balloon: <@{ALICE}> chose to discuss this instead · {STAMP}"),
-        (Verdict.EXPIRED, f":alarm_clock: Expired unanswered · {STAMP}"),
+        (Verdict.EXPIRED, f":alarm_clock: Expired, nobody answered · {STAMP}"),
         (Verdict.FAILED, f":warning: Could not be collected · {STAMP}"),
     ],
 )
@@ -868,3 +868,10 @@ def test_the_limit_checker_flags_what_slack_would_refuse() -> None:
         "raw '<!channel>'",
         "an unescaped angle bracket in '<!channel>'",
     ]
+
+
+@pytest.mark.parametrize("verdict", [Verdict.WITHDRAWN, Verdict.EXPIRED])
+def test_a_withdrawn_or_expired_ask_says_nobody_answered_and_never_denied(verdict: Verdict) -> None:
+    footer = settle_one(verdict)[-1]["elements"][0]["text"]
+    assert "nobody answered" in footer
+    assert not any(word in footer.lower() for word in ("denied", "declined", "rejected"))

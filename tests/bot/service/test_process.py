@@ -149,6 +149,18 @@ async def test_a_bad_token_fails_start_up_naming_slacks_error(
     assert "(invalid_auth); check SLACK_BOT_TOKEN" in output
 
 
+async def test_an_unreachable_slack_api_fails_start_up_as_unreachable_not_as_a_bad_token(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    closed = f"http://127.0.0.1:{free_port()}/api/"
+    env = service_env(emu, tmp_path / "a.db", free_port(), SLACK_API_URL=closed)
+    code, output = await start_failure(env)
+    assert code == 2
+    assert f"cannot start: cannot reach Slack's Web API at {closed} (" in output
+    assert "check SLACK_API_URL and the network" in output
+    assert "rejected the bot token" not in output
+
+
 async def test_a_token_of_the_wrong_kind_fails_start_up(emu: SlackEmulator, tmp_path: Path) -> None:
     env = service_env(emu, tmp_path / "a.db", free_port(), SLACK_BOT_TOKEN="xoxp-user-token")
     code, output = await start_failure(env)

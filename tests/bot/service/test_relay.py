@@ -314,3 +314,73 @@ async def test_a_lone_surrogate_is_400_and_stores_nothing(
     ]
     assert await server.store.recent() == []
     assert emu.calls_to("chat.postMessage") == []
+
+
+async def test_a_duplicate_question_id_is_named_at_its_own_field_path(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    again = {**DB, "question": "Which database, again?"}
+    status, problem = await relay(
+        http, "POST", f"{server.url}/v1/asks", json={"questions": [DB, again]}
+    )
+    assert (status, problem["error"]["code"]) == (400, "INVALID_BODY")
+    assert problem["fields"] == [
+        {"field": "questions.1.id", "message": "duplicate question id 'db'"}
+    ]
+
+
+async def test_empty_questions_names_the_questions_field(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    _, problem = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": []})
+    assert problem["fields"] == [
+        {"field": "questions", "message": "at least one question is required"}
+    ]
+
+
+async def test_a_bad_intent_names_the_approve_label_of_that_question(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    plan = {**DB, "id": "plan", "intent": {"kind": "plan-review", "approve": "Ship"}, "detail": "p"}
+    _, problem = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB, plan]})
+    assert problem["fields"] == [
+        {
+            "field": "questions.1.intent.approve",
+            "message": "names none of the options: 'Postgres', 'SQLite'",
+        }
+    ]
+
+
+async def test_a_plan_review_without_its_plan_names_the_detail_field(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    plan = {**DB, "intent": {"kind": "plan-review", "approve": "Postgres"}}
+    _, problem = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [plan]})
+    assert (problem["error"]["code"], problem["fields"]) == (
+        "BAD_INTENT",
+        [{"field": "questions.0.detail", "message": "the plan to review is missing"}],
+    )
+
+
+async def test_the_pending_list_gives_agent_questions_permalink_and_age(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    body = {"questions": [DB], "agent": {"id": "deployer-7", "name": "Deploy agent"}}
+    _, created = await relay(http, "POST", f"{server.url}/v1/asks", json=body)
+    message = await posted(emu)
+    status, listed = await relay(http, "GET", f"{server.url}/v1/asks", params={"state": "pending"})
+    assert status == 200
+    (ask,) = listed["asks"]
+    permalink = (await emu.wait_for_call("chat.getPermalink")).response["permalink"]
+    assert permalink.endswith(
+        f"p{message.ts.replace('.', '')}?thread_ts={message.thread_ts}&cid={CHANNEL}"
+    )
+    assert ask == {
+        "id": created["id"],
+        "state": "pending",
+        "agent": {"id": "deployer-7", "name": "Deploy agent"},
+        "questions": ["Which database?"],
+        "permalink": permalink,
+        "age_seconds": ask["age_seconds"],
+    }
+    assert 0 <= ask["age_seconds"] < 30

@@ -160,6 +160,8 @@ async def click(server: Server, http: aiohttp.ClientSession, emu: SlackEmulator)
     """A pending ask's id, and the form body of a genuine click on it that never reached us."""
     _, created = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB]})
     message = await posted(emu)
+    # Slack's waiting line is set after the post: once it is, nothing of the ask is in flight.
+    await emu.wait_for_call("assistant.threads.setStatus")
     bodies: list[str] = []
 
     async def capture(request: web.Request) -> web.Response:

@@ -279,7 +279,9 @@ async def test_a_form_walk_through_fills_radio_checkboxes_and_text_then_clicks_s
     keyboard.type("")
     await screen.shows(f"[1] Which team owns it? {IN} a number 1-2, Enter to leave it > ")
     keyboard.type("2")
-    await screen.shows(f"[2] Which regions first? {IN} numbers 1-3 like 1,3, Enter to leave it > ")
+    await screen.shows(
+        f"[2] Which regions first? {IN} numbers 1-3 like 1,3, - for none, Enter to leave it > "
+    )
     keyboard.type("1, 3")
     await screen.shows(f"[3] What should it be called? {IN} type your answer, Enter to leave it > ")
     keyboard.type("Call it ledger")
@@ -549,3 +551,57 @@ async def test_c_while_filling_in_a_message_form_stops_without_sending(
     keyboard.type("", "2", "c")
     await screen.shows("Stopped filling in; nothing was sent.\n“Which database?” > ")
     assert clicks == []
+
+
+async def test_each_value_set_in_a_form_walk_is_shown_before_the_form_is_sent(
+    emu: SlackEmulator, app: AsyncApp, terminal: Terminal, screen: Screen, keyboard: Keyboard
+) -> None:
+    clicks = record_actions(app)
+    await post(app, FORM)
+    await screen.shows("Enter: fill in the form")
+    keyboard.type("", "2")
+    await screen.shows("2\n[1] Which team owns it? ✓ Platform\n")
+    keyboard.type("1, 3")
+    await screen.shows("1, 3\n[2] Which regions first? ✓ eu-west-1, ap-south-1\n")
+    keyboard.type("Call it ledger")
+    await screen.shows("Call it ledger\n[3] What should it be called? ✓ “Call it ledger”\n")
+    await emu.wait_for(lambda: len(clicks) == 1, what="the Submit click")
+
+
+async def test_a_value_set_by_its_number_is_shown_as_kept_until_the_form_is_sent(
+    app: AsyncApp, terminal: Terminal, screen: Screen, keyboard: Keyboard
+) -> None:
+    clicks = record_actions(app)
+    await post(app, FORM)
+    await screen.shows("Enter: fill in the form")
+    keyboard.type("2", "1,2")
+    await screen.shows(
+        "1,2\n[2] Which regions first? ✓ eu-west-1, us-east-1\n"
+        "(kept until the form is sent: Enter fills it in)\n"
+    )
+    assert clicks == []
+
+
+async def test_a_dash_unticks_every_box_and_the_prompt_says_so(
+    app: AsyncApp, terminal: Terminal, screen: Screen, keyboard: Keyboard
+) -> None:
+    await post(app, FORM)
+    await screen.shows("Enter: fill in the form")
+    keyboard.type("2", "1,3", "2")
+    await screen.shows(f"[2] Which regions first? {IN} numbers 1-3 like 1,3, - for none")
+    keyboard.type("-")
+    await screen.shows("-\n[2] Which regions first? ✓ (none ticked)\n")
+
+
+async def test_the_apps_status_line_under_a_thread_is_shown_when_it_is_set(
+    app: AsyncApp, terminal: Terminal, screen: Screen
+) -> None:
+    root = await app.client.chat_postMessage(channel=QUESTIONS, text="Deploy agent started")
+    await screen.shows("Deploy agent started")
+    await app.client.assistant_threads_setStatus(
+        channel_id=QUESTIONS, thread_ts=root["ts"], status="is waiting for an answer"
+    )
+    await screen.shows(
+        f"#agent-questions {IN} thread “Deploy agent started” · "
+        "slack-questions is waiting for an answer\n"
+    )

@@ -34,6 +34,8 @@ from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetry
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
+from .slack_watch import WatchedWebClient
+
 T = TypeVar("T")
 
 # The shortest pause after a 429, whatever `Retry-After` says: "0" must not become a busy loop.
@@ -193,17 +195,32 @@ class ChannelPosts:
     """
 
     def __init__(self, client: AsyncWebClient) -> None:
-        self.client = AsyncWebClient(
-            token=client.token,
-            base_url=client.base_url,
-            timeout=client.timeout,
-            session=client.session,
-            headers=client.headers,
-            retry_handlers=[
-                handler
-                for handler in client.retry_handlers
-                if not isinstance(handler, AsyncRateLimitErrorRetryHandler)
-            ],
+        handlers = [
+            handler
+            for handler in client.retry_handlers
+            if not isinstance(handler, AsyncRateLimitErrorRetryHandler)
+        ]
+        # The same connection, watch (failures reach logs, metrics and /readyz) and 5xx
+        # retries as the bot's client; only the 429 handler is left to the lane.
+        self.client = (
+            WatchedWebClient(
+                calls=client.calls,
+                token=client.token,
+                base_url=client.base_url,
+                timeout=client.timeout,
+                session=client.session,
+                headers=client.headers,
+                retry_handlers=handlers,
+            )
+            if isinstance(client, WatchedWebClient)
+            else AsyncWebClient(
+                token=client.token,
+                base_url=client.base_url,
+                timeout=client.timeout,
+                session=client.session,
+                headers=client.headers,
+                retry_handlers=handlers,
+            )
         )
         self.pacing = ChannelPacing()
 

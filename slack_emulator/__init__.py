@@ -5,6 +5,7 @@ It imports nothing from the rest of `bot` or from `provider`. See README.md besi
 
 from slack_emulator.block_checks import Issue, check_blocks, check_view
 from slack_emulator.block_limits import LIMITS, Limit
+from slack_emulator.emoji import EMOJI
 from slack_emulator.emulator import SlackEmulator
 from slack_emulator.faults import ApiError, Fault, RateLimited, ServerError, Slow, SlowReply
 from slack_emulator.identity import DEFAULT_SIGNING_SECRET, AppIdentity
@@ -28,6 +29,7 @@ from slack_emulator.workspace import Workspace
 
 __all__ = [
     "DEFAULT_SIGNING_SECRET",
+    "EMOJI",
     "LIMITS",
     "ApiCall",
     "ApiError",

@@ -14,55 +14,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeAlias
 
+from slack_emulator.emoji import EMOJI
 from slack_emulator.terminal.ansi import BOLD, CODE, ITALIC, MENTION, STRIKE, UNDERLINE
 
 Json: TypeAlias = Mapping[str, Any]
-
-# A few emoji Slack shows for shortcodes (the ones our messages use, and common ones).
-EMOJI: Final[dict[str, str]] = {
-    "robot_face": "🤖",
-    "white_check_mark": "✅",
-    "heavy_check_mark": "✔️",
-    "heavy_minus_sign": "\N{HEAVY MINUS SIGN}",
-    "x": "❌",
-    "speech_balloon": "💬",
-    "alarm_clock": "⏰",
-    "warning": "⚠️",
-    "question": "❓",
-    "grey_question": "❔",
-    "exclamation": "❗",
-    "hourglass": "⌛",
-    "hourglass_flowing_sand": "⏳",
-    "information_source": "\N{INFORMATION SOURCE}\ufe0f",
-    "bulb": "💡",
-    "memo": "📝",
-    "pencil": "📝",
-    "lock": "🔒",
-    "bell": "🔔",
-    "eyes": "👀",
-    "wave": "👋",
-    "point_right": "👉",
-    "+1": "👍",
-    "thumbsup": "👍",
-    "-1": "👎",
-    "thumbsdown": "👎",
-    "tada": "🎉",
-    "rocket": "🚀",
-    "fire": "🔥",
-    "sparkles": "✨",
-    "no_entry": "⛔",
-    "no_entry_sign": "🚫",
-    "calendar": "📆",
-    "clipboard": "📋",
-    "link": "🔗",
-    "red_circle": "🔴",
-    "large_green_circle": "🟢",
-    "large_yellow_circle": "🟡",
-    "smile": "😄",
-    "slightly_smiling_face": "🙂",
-    "thinking_face": "🤔",
-    **{f"skin-tone-{n}": "" for n in range(2, 7)},
-}
 
 
 def _no_name(_: str) -> str | None:

@@ -1,0 +1,56 @@
+"""The emoji Slack shows for shortcodes: the ones our messages use, and common ones.
+
+One table for every face of the emulator (the terminal and the playground)."""
+
+from __future__ import annotations
+
+from typing import Final
+
+EMOJI: Final[dict[str, str]] = {
+    "robot_face": "🤖",
+    "white_check_mark": "✅",
+    "heavy_check_mark": "✔️",
+    "heavy_minus_sign": "\N{HEAVY MINUS SIGN}",
+    "x": "❌",
+    "speech_balloon": "💬",
+    "alarm_clock": "⏰",
+    "warning": "⚠️",
+    "question": "❓",
+    "grey_question": "❔",
+    "exclamation": "❗",
+    "hourglass": "⌛",
+    "hourglass_flowing_sand": "⏳",
+    "information_source": "\N{INFORMATION SOURCE}\ufe0f",
+    "bulb": "💡",
+    "memo": "📝",
+    "pencil": "📝",
+    "lock": "🔒",
+    "bell": "🔔",
+    "eyes": "👀",
+    "wave": "👋",
+    "point_right": "👉",
+    "+1": "👍",
+    "thumbsup": "👍",
+    "-1": "👎",
+    "thumbsdown": "👎",
+    "tada": "🎉",
+    "rocket": "🚀",
+    "fire": "🔥",
+    "sparkles": "✨",
+    "no_entry": "⛔",
+    "no_entry_sign": "🚫",
+    "calendar": "📆",
+    "clipboard": "📋",
+    "link": "🔗",
+    "red_circle": "🔴",
+    "large_green_circle": "🟢",
+    "large_yellow_circle": "🟡",
+    "smile": "😄",
+    "slightly_smiling_face": "🙂",
+    "thinking_face": "🤔",
+    "leftwards_arrow_with_hook": "↩️",
+    "arrows_counterclockwise": "🔄",
+    "page_facing_up": "📄",
+    "busts_in_silhouette": "👥",
+    **{f"skin-tone-{n}": "" for n in range(2, 7)},
+}

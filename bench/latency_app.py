@@ -61,6 +61,13 @@ class _SaysPosted(SqliteStore):
         if event.kind is EventKind.POSTED:
             report("posted")
 
+    async def advance(self, record: AskRecord, event: AskEvent) -> bool:
+        # Posting saves its progress compare-and-set (`advance`), not with `save`.
+        advanced = await super().advance(record, event)
+        if advanced and event.kind is EventKind.POSTED:
+            report("posted")
+        return advanced
+
 
 class _MemorySaysPosted(MemoryStore):
     """The memory store, telling the driver when an ask is saved as posted."""
@@ -69,6 +76,13 @@ class _MemorySaysPosted(MemoryStore):
         await super().save(record, event)
         if event.kind is EventKind.POSTED:
             report("posted")
+
+    async def advance(self, record: AskRecord, event: AskEvent) -> bool:
+        # Posting saves its progress compare-and-set (`advance`), not with `save`.
+        advanced = await super().advance(record, event)
+        if advanced and event.kind is EventKind.POSTED:
+            report("posted")
+        return advanced
 
 
 async def run_provider(api_url: str, port: int, rounds: int, db: str | None) -> None:

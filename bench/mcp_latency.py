@@ -27,9 +27,8 @@ from bot.config import load_config, parse_args
 from bot.mcp_server import QuestionDesk
 from bot.server import Server
 from provider import RelayProvider, UserQuestionService
-from slack_emulator import SlackEmulator
 
-from .relay_latency import CHANNEL, PERSON, RELAY_TOKEN, REQUEST, SECRET, TOKEN, clicker
+from .relay_latency import RELAY_TOKEN, REQUEST, bench_emulator, clicker, service_env
 from .stats import Summary, summarise
 
 WARM_UP = 20
@@ -61,18 +60,9 @@ async def interleaved(
 
 async def main(rounds: int) -> None:
     """Measure every path on one service, warm-up first, and print the overheads."""
-    emu = SlackEmulator(signing_secret=SECRET, bot_token=TOKEN)
-    emu.workspace.add_user(PERSON, name="bencher")
-    emu.workspace.add_channel(CHANNEL, name="bench", members=[PERSON, emu.bot_user_id])
+    emu = bench_emulator()
     with tempfile.TemporaryDirectory() as tmp:
-        env = {
-            "SLACK_BOT_TOKEN": TOKEN,
-            "SLACK_SIGNING_SECRET": SECRET,
-            "SLACK_QUESTIONS_CHANNEL": CHANNEL,
-            "SLACK_QUESTIONS_DB": str(Path(tmp) / "asks.db"),
-            "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
-            "PORT": "0",
-        }
+        env = service_env(Path(tmp) / "asks.db")
         async with emu:
             env["SLACK_API_URL"] = emu.api_url
             server = await Server.start(load_config(env, parse_args([])))

@@ -91,20 +91,31 @@ async def interleaved(
     return mine, relayed
 
 
-async def main(rounds: int) -> None:
-    """Measure both paths on one service, warm-up first, and print the overhead."""
+def bench_emulator() -> SlackEmulator:
+    """The emulated workspace every service bench runs on: one person, one channel."""
     emu = SlackEmulator(signing_secret=SECRET, bot_token=TOKEN)
     emu.workspace.add_user(PERSON, name="bencher")
     emu.workspace.add_channel(CHANNEL, name="bench", members=[PERSON, emu.bot_user_id])
+    return emu
+
+
+def service_env(db: Path) -> dict[str, str]:
+    """The environment `python -m bot` is configured from in a bench (SQLite at `db`)."""
+    return {
+        "SLACK_BOT_TOKEN": TOKEN,
+        "SLACK_SIGNING_SECRET": SECRET,
+        "SLACK_QUESTIONS_CHANNEL": CHANNEL,
+        "SLACK_QUESTIONS_DB": str(db),
+        "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
+        "PORT": "0",
+    }
+
+
+async def main(rounds: int) -> None:
+    """Measure both paths on one service, warm-up first, and print the overhead."""
+    emu = bench_emulator()
     with tempfile.TemporaryDirectory() as tmp:
-        env = {
-            "SLACK_BOT_TOKEN": TOKEN,
-            "SLACK_SIGNING_SECRET": SECRET,
-            "SLACK_QUESTIONS_CHANNEL": CHANNEL,
-            "SLACK_QUESTIONS_DB": str(Path(tmp) / "asks.db"),
-            "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
-            "PORT": "0",
-        }
+        env = service_env(Path(tmp) / "asks.db")
         async with emu:
             env["SLACK_API_URL"] = emu.api_url
             server = await Server.start(load_config(env, parse_args([])))

@@ -13,9 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
-import os
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,30 +23,9 @@ from bot.sqlite_store import SqliteStore
 from bot.store import InboxItem, InboxKind
 from slack_emulator import SlackEmulator
 
+from .click_latency import MESSAGE, PERSON, WARM_UP, AppProcess, free_port
 from .latency_app import CHANNEL, SECRET, TOKEN
-from .provider_latency import MESSAGE, PERSON, ROOT, WARM_UP, free_port
 from .stats import summarise
-
-
-async def start_app(
-    kind: str, api_url: str, port: int, rounds: int, db: Path | None
-) -> asyncio.subprocess.Process:
-    """One app process, answered "ready"."""
-    args = [kind, "--api-url", api_url, "--port", str(port), "--rounds", str(rounds)]
-    if db is not None:
-        args += ["--db", str(db)]
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bench.latency_app",
-        *args,
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "LOG_LEVEL": "WARNING"},
-        stdout=asyncio.subprocess.PIPE,
-    )
-    assert proc.stdout is not None
-    assert (await proc.stdout.readline()).strip() == b"ready"
-    return proc
 
 
 async def measure(rounds: int, workdir: Path) -> tuple[list[float], list[float]]:
@@ -62,8 +38,18 @@ async def measure(rounds: int, workdir: Path) -> tuple[list[float], list[float]]
     inbox_acks: list[float] = []
     async with emu:
         bare_port, inbox_port = free_port(), free_port()
-        bare = await start_app("bare", emu.api_url, bare_port, total, None)
-        inbox = await start_app("provider", emu.api_url, inbox_port, total, workdir / "asks.db")
+        bare = await AppProcess.start("bare", "--api-url", emu.api_url, "--port", str(bare_port))
+        inbox = await AppProcess.start(
+            "provider",
+            "--api-url",
+            emu.api_url,
+            "--port",
+            str(inbox_port),
+            "--db",
+            str(workdir / "asks.db"),
+        )
+        for app in (bare, inbox):
+            await app.expect("ready")
         client = AsyncWebClient(token=TOKEN, base_url=emu.api_url)
         person = emu.person(PERSON)
 
@@ -75,23 +61,27 @@ async def measure(rounds: int, workdir: Path) -> tuple[list[float], list[float]]
             ]
 
         async def click_bare() -> float:
+            bare.send("go")
+            await bare.expect("posted")
             response = await client.chat_postMessage(channel=CHANNEL, text="Go?", blocks=MESSAGE)
             emu.request_url = f"http://127.0.0.1:{bare_port}/slack/events"
             delivery = await person.click(emu.message(CHANNEL, str(response["ts"])), text="Yes")
-            assert bare.stdout is not None
-            json.loads(await bare.stdout.readline())
+            await bare.answered_at()
+            bare.send("idle")
+            await bare.expect("idle")
             assert delivery.ack_seconds is not None
             return delivery.ack_seconds
 
         async def click_inbox(n: int) -> float:
-            assert inbox.stdout is not None
-            # The provider says when it has saved its post, and when its work after the
-            # answer is done, so neither lands in a timed round.
-            assert (await inbox.stdout.readline()).strip() == b"posted"
+            # The provider asks when told, says when it has saved its post, and when its
+            # work after the answer is done, so none of it lands in a timed round.
+            inbox.send("go")
+            await inbox.expect("posted")
             emu.request_url = f"http://127.0.0.1:{inbox_port}/slack/events"
             delivery = await person.click(emu.message(CHANNEL, asks_posted()[n]), text="Yes")
-            json.loads(await inbox.stdout.readline())
-            assert (await inbox.stdout.readline()).strip() == b"idle"
+            await inbox.answered_at()
+            inbox.send("idle")
+            await inbox.expect("idle")
             assert delivery.ack_seconds is not None
             return delivery.ack_seconds
 
@@ -105,10 +95,8 @@ async def measure(rounds: int, workdir: Path) -> tuple[list[float], list[float]]
             if n >= WARM_UP:
                 bare_acks.append(pair[0])
                 inbox_acks.append(pair[1])
-        for proc in (bare, inbox):
-            assert proc.stdout is not None
-            assert (await proc.stdout.readline()).strip() == b"done"
-            await proc.wait()
+        for app in (bare, inbox):
+            await app.stop()
         assert emu.violations == [], emu.violations
     return bare_acks, inbox_acks
 

@@ -1,15 +1,28 @@
-"""The app side of bench.provider_latency, run as its own process like a real Slack app.
+"""The app side of the click benches, each kind run as its own process like a real Slack app.
 
-    python -m bench.latency_app provider|bare --api-url URL --port PORT --rounds N [--db PATH]
+    python -m bench.latency_app bare|provider --api-url URL --port PORT [--db PATH]
+    python -m bench.latency_app service|relay-service     (configured like `python -m bot`)
+    python -m bench.latency_app relay-agent --relay-url URL
 
-`provider`: the full SlackQuestionProvider with an agent that asks N one-click questions in a
-row; with `--db` on the SQLite store `python -m bot` runs (every click's inbox row a durable
-commit before the ack), else the memory store. It prints
-"posted" once it has finished handling each post (the ask is saved as posted), so the driver
-clicks a provider that is waiting, as a person would, and "idle" once its work after each
-answer (showing the decision) is done, so that work does not land in the next round. `bare`: a Bolt app whose one listener
-acks and resolves a future a waiting coroutine awaits. Both stamp the time in the waiting
-coroutine, and print a JSON line `{"answered_at": <time.time()>}`, then "done" at the end.
+The driver (bench.click_latency, bench.inbox_latency) steers every kind with lines on stdin,
+so nothing an app does lands in another app's round:
+- "go": ask one question and wait for its answer (an asker), then print a JSON line
+  `{"answered_at": <time.time()>}` stamped in the coroutine that waited;
+- "idle": print "idle" once the app's work after the answer (showing the decision) is done;
+- end of input: print "done" and exit.
+An app that posts a question prints "posted" once its post is saved, so the driver clicks a
+question that is waiting for a person, as Slack would.
+
+Kinds:
+- `bare`: a Bolt app whose one listener acks and resolves a future a waiting coroutine awaits
+  (the driver posts its message); it prints "posted" once the future exists;
+- `provider`: the full SlackQuestionProvider in process, on the memory store, or with `--db`
+  on the SQLite store (every click's inbox row a durable commit before the ack);
+- `service`: what `python -m bot` runs (`bot.server.Server.start`, configured from the
+  environment: SQLite store, its observers, relay and all), with the agent in its process;
+- `relay-service`: the same service with no agent in it: agents come through the relay;
+- `relay-agent`: an agent process whose `RelayProvider` creates the ask on the relay and
+  holds `GET /v1/asks/{id}?wait=` until it is answered.
 """
 
 from __future__ import annotations
@@ -17,19 +30,25 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import sys
 import time
+from collections.abc import Awaitable, Callable
 
 from aiohttp import web
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
+import bot.server
 from bot import SlackQuestionProvider, SlackSettings
+from bot.config import load_config, parse_args
 from bot.sqlite_store import SqliteStore
-from bot.store import AskEvent, AskRecord, AskStore, EventKind, MemoryStore
-from provider import AskUserQuestionRequest, UserQuestionService
+from bot.store import AskEvent, AskRecord, EventKind, MemoryStore
+from provider import AskUserQuestionRequest, RelayProvider, UserQuestionService
 
 SECRET = "0123456789abcdef0123456789abcdef"
 TOKEN = "xoxb-bench"
+RELAY_TOKEN = "bench-relay-token-0001"
 CHANNEL = "C0BENCH000"
 REQUEST = AskUserQuestionRequest.model_validate(
     {
@@ -43,6 +62,10 @@ REQUEST = AskUserQuestionRequest.model_validate(
 def report(line: object) -> None:
     """One line to the bench driver."""
     print(json.dumps(line) if not isinstance(line, str) else line, flush=True)
+
+
+def answered() -> None:
+    report({"answered_at": time.time()})  # stamped where the asker wakes, on every path
 
 
 async def serve(app: AsyncApp, port: int) -> web.AppRunner:
@@ -78,42 +101,91 @@ class _MemorySaysPosted(MemoryStore):
             report("posted")
 
     async def advance(self, record: AskRecord, event: AskEvent) -> bool:
-        # Posting saves its progress compare-and-set (`advance`), not with `save`.
         advanced = await super().advance(record, event)
         if advanced and event.kind is EventKind.POSTED:
             report("posted")
         return advanced
 
 
-async def run_provider(api_url: str, port: int, rounds: int, db: str | None) -> None:
-    """The full provider: ask, wait for the click, report, again."""
+async def commands(go: Callable[[], Awaitable[None]], idle: Callable[[], Awaitable[None]]) -> None:
+    """Obey the driver's lines on stdin until it closes them."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    report("ready")
+    while line := (await reader.readline()).strip():
+        if line == b"go":
+            await go()
+        elif line == b"idle":
+            await idle()
+            report("idle")
+        else:
+            raise SystemExit(f"unknown command {line!r}")
+
+
+async def run_provider(api_url: str, port: int, db: str | None) -> None:
+    """The full provider in process: ask, wait for the click, report."""
     settings = SlackSettings(
         bot_token=TOKEN, signing_secret=SECRET, channel=CHANNEL, api_url=api_url
     )
-    store: AskStore
-    if db is not None:
-        store = _SaysPosted(db)
+    store = _SaysPosted(db) if db is not None else _MemorySaysPosted()
+    if isinstance(store, SqliteStore):
         await store.start()
-    else:
-        store = _MemorySaysPosted()
     async with await SlackQuestionProvider.start(settings, store=store) as provider:
         service = UserQuestionService()
         provider.register(service)
+
+        async def go() -> None:
+            await service.ask(REQUEST)
+            answered()
+
         runner = await serve(provider.app, port)
         try:
-            report("ready")
-            for _ in range(rounds):
-                await service.ask(REQUEST)
-                report({"answered_at": time.time()})
-                await provider.idle()
-                report("idle")  # its follow-up work done: the next round starts on a quiet app
+            await commands(go, provider.idle)
         finally:
             await runner.cleanup()
     await store.close()
-    report("done")
 
 
-async def run_bare(api_url: str, port: int, rounds: int, db: str | None = None) -> None:
+async def run_service(with_agent: bool) -> None:
+    """`python -m bot`'s service as it composes itself; its store also says "posted"."""
+    # Only the store's class is swapped (for a subclass that reports), so the service's
+    # composition — observers, metrics, relay — is whatever `Server.start` builds today.
+    bot.server.SqliteStore = _SaysPosted  # type: ignore[attr-defined]
+    server = await bot.server.Server.start(load_config(dict(os.environ), parse_args([])))
+    service = UserQuestionService()
+    server.provider.register(service)
+
+    async def go() -> None:
+        if not with_agent:
+            raise SystemExit("a relay-service has no agent: send go to the relay-agent")
+        await service.ask(REQUEST)
+        answered()
+
+    try:
+        report(f"url {server.url}")
+        await commands(go, server.provider.idle)
+    finally:
+        await server.close()
+
+
+async def run_relay_agent(relay_url: str) -> None:
+    """An agent in its own process, asking through the relay and long-polling for the answer."""
+    async with RelayProvider(relay_url, RELAY_TOKEN) as relay:
+        service = UserQuestionService()
+        service.register_provider(relay)
+
+        async def go() -> None:
+            await service.ask(REQUEST)
+            answered()
+
+        async def idle() -> None:
+            return None
+
+        await commands(go, idle)
+
+
+async def run_bare(api_url: str, port: int) -> None:
     """A Bolt app with one listener that acks and resolves a future."""
     app = AsyncApp(
         client=AsyncWebClient(token=TOKEN, base_url=api_url),
@@ -128,28 +200,43 @@ async def run_bare(api_url: str, port: int, rounds: int, db: str | None = None) 
         await ack()
         waiting.pop().set_result(None)
 
+    async def go() -> None:
+        answer = loop.create_future()
+        waiting.append(answer)
+        report("posted")  # the driver posts bare's message itself
+        await answer
+        answered()
+
+    async def idle() -> None:
+        return None
+
     runner = await serve(app, port)
     try:
-        report("ready")
-        for _ in range(rounds):
-            answer = loop.create_future()
-            waiting.append(answer)
-            await answer
-            report({"answered_at": time.time()})  # stamped where the asker wakes, as for ours
+        await commands(go, idle)
     finally:
         await runner.cleanup()
+
+
+async def main(args: argparse.Namespace) -> None:
+    """Run the app of `args.kind` until the driver closes stdin."""
+    if args.kind == "bare":
+        await run_bare(args.api_url, args.port)
+    elif args.kind == "provider":
+        await run_provider(args.api_url, args.port, args.db)
+    elif args.kind in ("service", "relay-service"):
+        await run_service(with_agent=args.kind == "service")
+    else:
+        await run_relay_agent(args.relay_url)
     report("done")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
-    parser.add_argument("kind", choices=("provider", "bare"))
-    parser.add_argument("--api-url", required=True)
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--rounds", type=int, required=True)
+    parser.add_argument(
+        "kind", choices=("bare", "provider", "service", "relay-service", "relay-agent")
+    )
+    parser.add_argument("--api-url")
+    parser.add_argument("--port", type=int)
     parser.add_argument("--db", default=None)
-    args = parser.parse_args()
-    if args.kind == "provider":
-        asyncio.run(run_provider(args.api_url, args.port, args.rounds, args.db))
-    else:
-        asyncio.run(run_bare(args.api_url, args.port, args.rounds))
+    parser.add_argument("--relay-url")
+    asyncio.run(main(parser.parse_args()))

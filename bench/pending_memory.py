@@ -1,8 +1,12 @@
-"""Resident memory of the service (`python -m bot`, its own process) holding 10,000 pending asks.
+"""Resident memory of the service (`python -m bot`, its own process): per pending ask, and per
+relay long-poll held open on one.
 
 The emulator runs in this process; the service runs as a child process, so its RSS is its
-own. Asks arrive through the relay (concurrently), are stored in SQLite and posted to the
-emulator; nobody answers them.
+own. Three readings: idle; with N pending asks that arrived through the relay (16 at a time),
+stored in SQLite and posted, nobody answering; then with N agents each holding
+`GET /v1/asks/{id}?wait=60` on one of them (the service's `/metrics` says when all N are
+held). Per pending ask = (pending - idle) / N; per held long-poll = (held - pending) / N. RSS
+keeps its high-water mark, so the figure is what the service needed to get there.
 
     python -m bench.pending_memory [--asks 10000]
 """
@@ -12,21 +16,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import signal
-import socket
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
 
 from slack_emulator import SlackEmulator
 
-SECRET = "0123456789abcdef0123456789abcdef"
-TOKEN = "xoxb-bench"
-RELAY_TOKEN = "bench-relay-token-0001"
-CHANNEL = "C0BENCH000"
-ROOT = Path(__file__).resolve().parents[1]
+from .click_latency import ROOT, free_port
+from .latency_app import CHANNEL, RELAY_TOKEN, SECRET, TOKEN
+from .relay_latency import service_env
+
+HEADERS = {"Authorization": f"Bearer {RELAY_TOKEN}"}
+WAITERS_GAUGE = "slack_questions_relay_waiters "
 
 
 def rss_mib(pid: int) -> float:
@@ -37,69 +43,132 @@ def rss_mib(pid: int) -> float:
     raise RuntimeError("no VmRSS")
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+async def create_pending(http: aiohttp.ClientSession, url: str, count: int) -> list[str]:
+    """`count` asks created through the relay at `url`, 16 at a time; their ids."""
+    gate = asyncio.Semaphore(16)
+
+    async def ask(n: int) -> str:
+        body = {
+            "questions": [
+                {
+                    "id": f"q{n}",
+                    "question": f"Shall agent task {n} go ahead?",
+                    "options": [{"label": "Yes"}, {"label": "No"}],
+                }
+            ]
+        }
+        async with gate, http.post(f"{url}/v1/asks", json=body, headers=HEADERS) as response:
+            assert response.status == 201, await response.text()
+            return str((await response.json())["id"])
+
+    return list(await asyncio.gather(*(ask(n) for n in range(count))))
 
 
-async def main(count: int) -> None:
-    """Start the service, fill it with `count` pending asks, report its RSS."""
+async def held(http: aiohttp.ClientSession, url: str) -> int:
+    """How many relay long-polls the service holds now, from its /metrics."""
+    async with http.get(f"{url}/metrics") as response:
+        for line in (await response.text()).splitlines():
+            if line.startswith(WAITERS_GAUGE):
+                return int(float(line.removeprefix(WAITERS_GAUGE)))
+    raise RuntimeError("no relay waiters gauge in /metrics")
+
+
+async def hold(http: aiohttp.ClientSession, url: str, ask_id: str) -> None:
+    """One agent waiting on `ask_id` for up to 60 s."""
+    params = {"wait": "60"}
+    async with http.get(f"{url}/v1/asks/{ask_id}", params=params, headers=HEADERS) as response:
+        await response.read()
+
+
+@dataclass(frozen=True)
+class Memory:
+    """The service's RSS at each step, in MiB."""
+
+    asks: int
+    idle_mib: float
+    pending_mib: float
+    held_mib: float
+
+    @property
+    def per_ask_kib(self) -> float:
+        """RSS added per pending ask."""
+        return (self.pending_mib - self.idle_mib) * 1024 / self.asks
+
+    @property
+    def per_poll_kib(self) -> float:
+        """RSS added per held long-poll, over the same asks pending with nobody waiting."""
+        return (self.held_mib - self.pending_mib) * 1024 / self.asks
+
+    def __str__(self) -> str:
+        return (
+            f"service RSS idle: {self.idle_mib:.1f} MiB\n"
+            f"with {self.asks} pending asks: {self.pending_mib:.1f} MiB "
+            f"({self.per_ask_kib:.2f} KiB per pending ask)\n"
+            f"and {self.asks} held GET ?wait=60: {self.held_mib:.1f} MiB "
+            f"({self.per_poll_kib:.2f} KiB per held long-poll)"
+        )
+
+
+def _enough_files(count: int) -> None:
+    """This process holds `count` sockets at once: raise its soft limit as far as allowed."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = min(hard, max(soft, count + 1000))
+    resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+
+
+async def measure(count: int) -> Memory:
+    """Start the service, read its RSS idle, with `count` pending asks, then with as many
+    held long-polls."""
+    _enough_files(count)
     emu = SlackEmulator(signing_secret=SECRET, bot_token=TOKEN)
     emu.workspace.add_channel(CHANNEL, name="bench", members=[emu.bot_user_id])
     port = free_port()
+    url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
         async with emu:
             env = {
+                **service_env(Path(tmp) / "asks.db"),
                 "PATH": os.environ.get("PATH", ""),
                 "PYTHONPATH": str(ROOT),
-                "SLACK_BOT_TOKEN": TOKEN,
-                "SLACK_SIGNING_SECRET": SECRET,
                 "SLACK_API_URL": emu.api_url,
-                "SLACK_QUESTIONS_CHANNEL": CHANNEL,
-                "SLACK_QUESTIONS_DB": str(Path(tmp) / "asks.db"),
-                "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
                 "PORT": str(port),
                 "LOG_LEVEL": "WARNING",
+                # For the relay waiters gauge; it keeps no state per ask.
+                "SLACK_QUESTIONS_METRICS": "1",
             }
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot", env=env, stdout=asyncio.subprocess.PIPE
             )
-            assert proc.stdout is not None
-            await proc.stdout.readline()  # "listening on …"
-            idle = rss_mib(proc.pid)
-            url = f"http://127.0.0.1:{port}/v1/asks"
-            headers = {"Authorization": f"Bearer {RELAY_TOKEN}"}
-            gate = asyncio.Semaphore(16)
-
-            async def ask(session: aiohttp.ClientSession, n: int) -> None:
-                body = {
-                    "questions": [
-                        {
-                            "id": f"q{n}",
-                            "question": f"Shall agent task {n} go ahead?",
-                            "options": [{"label": "Yes"}, {"label": "No"}],
-                        }
-                    ]
-                }
-                async with gate, session.post(url, json=body, headers=headers) as response:
-                    assert response.status == 201, await response.text()
-
-            async with aiohttp.ClientSession() as session:
-                await asyncio.gather(*(ask(session, n) for n in range(count)))
-            await emu.wait_for(
-                lambda: len(emu.calls_to("chat.postMessage")) >= count, within=600, what="posts"
-            )
-            loaded = rss_mib(proc.pid)
-            proc.send_signal(signal.SIGTERM)
-            await proc.wait()
+            try:
+                assert proc.stdout is not None
+                await proc.stdout.readline()  # "listening on …"
+                idle = rss_mib(proc.pid)
+                connector = aiohttp.TCPConnector(limit=0)
+                timeout = aiohttp.ClientTimeout(total=None)
+                async with aiohttp.ClientSession(connector=connector, timeout=timeout) as http:
+                    ids = await create_pending(http, url, count)
+                    await emu.wait_for(
+                        lambda: len(emu.calls_to("chat.postMessage")) >= count,
+                        within=600,
+                        what="posts",
+                    )
+                    pending = rss_mib(proc.pid)
+                    polls = [asyncio.create_task(hold(http, url, ask_id)) for ask_id in ids]
+                    # Polled: the service tells how many it holds only in its /metrics.
+                    while await held(http, url) < count:  # noqa: ASYNC110
+                        await asyncio.sleep(0.2)
+                    holding = rss_mib(proc.pid)
+                    for poll in polls:
+                        poll.cancel()
+                    await asyncio.gather(*polls, return_exceptions=True)
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                await proc.wait()
             assert emu.violations == []
-    print(f"service RSS idle: {idle:.1f} MiB")
-    print(f"service RSS with {count} pending asks: {loaded:.1f} MiB")
-    print(f"per pending ask: {(loaded - idle) * 1024 / count:.2f} KiB")
+    return Memory(count, idle, pending, holding)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--asks", type=int, default=10_000)
-    asyncio.run(main(parser.parse_args().asks))
+    print(asyncio.run(measure(parser.parse_args().asks)))

@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import aiohttp
@@ -24,10 +25,9 @@ from bot.config import load_config, parse_args
 from bot.server import Server
 from slack_emulator import PostingRate, SlackEmulator
 
-SECRET = "0123456789abcdef0123456789abcdef"
-TOKEN = "xoxb-bench"
-RELAY_TOKEN = "bench-relay-token-0001"
-CHANNEL = "C0BENCH000"
+from .latency_app import CHANNEL, RELAY_TOKEN, SECRET, TOKEN
+from .relay_latency import service_env
+
 QUESTION = {"id": "go", "question": "Go ahead?", "options": [{"label": "Yes"}, {"label": "No"}]}
 
 
@@ -57,19 +57,51 @@ async def failed(http: aiohttp.ClientSession, url: str, ids: list[str]) -> int:
     return count
 
 
-async def main(asks: int, rate: PostingRate, sessions: int) -> None:
-    """Post `asks` asks over `sessions` agent sessions into one channel; print the figures."""
+@dataclass(frozen=True)
+class Posting:
+    """What one burst came to."""
+
+    asks: int
+    sessions: int
+    rate: PostingRate
+    failed: int
+    in_order: bool
+    refused: int  # 429s Slack answered
+    seconds: float
+
+    @property
+    def posts(self) -> int:
+        """Every ask, and every session's thread root: all count against the channel."""
+        return self.asks + self.sessions
+
+    @property
+    def allowed_seconds(self) -> float:
+        """The least time the rate allows for the posts, the burst going at once."""
+        return max(self.posts - self.rate.burst, 0) / self.rate.per_second
+
+    @property
+    def ratio(self) -> float:
+        """Time taken over the time the rate allows."""
+        return self.seconds / self.allowed_seconds
+
+    def __str__(self) -> str:
+        return (
+            f"{self.asks} asks, {self.sessions} session(s), one channel at "
+            f"{self.rate.per_second:g}/s (burst {self.rate.burst}); SQLite store\n"
+            f"failed: {self.failed}   posted in order: {self.in_order}   "
+            f"429s answered by Slack: {self.refused}\n"
+            f"took {self.seconds:.2f} s; the rate allows {self.allowed_seconds:.2f} s for "
+            f"{self.posts} posts ({self.ratio:.3f}x); N / rate = "
+            f"{self.posts / self.rate.per_second:.2f} s"
+        )
+
+
+async def measure(asks: int, rate: PostingRate, sessions: int = 1) -> Posting:
+    """Post `asks` asks over `sessions` agent sessions into one channel, through the relay."""
     emu = SlackEmulator(signing_secret=SECRET, bot_token=TOKEN)
     emu.workspace.add_channel(CHANNEL, name="bench", members=[emu.bot_user_id])
     with tempfile.TemporaryDirectory() as tmp:
-        env = {
-            "SLACK_BOT_TOKEN": TOKEN,
-            "SLACK_SIGNING_SECRET": SECRET,
-            "SLACK_QUESTIONS_CHANNEL": CHANNEL,
-            "SLACK_QUESTIONS_DB": str(Path(tmp) / "asks.db"),
-            "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
-            "PORT": "0",
-        }
+        env = service_env(Path(tmp) / "asks.db")
         async with emu, aiohttp.ClientSession() as http:
             env["SLACK_API_URL"] = emu.api_url
             server = await Server.start(load_config(env, parse_args([])))
@@ -88,17 +120,7 @@ async def main(asks: int, rate: PostingRate, sessions: int) -> None:
                 await server.close()
             in_order = posted_asks(emu) == ids
             refused = sum(c.status == 429 for c in emu.calls_to("chat.postMessage"))
-    posts = asks + sessions  # every session's thread root counts against the channel too
-    allowed = max(posts - rate.burst, 0) / rate.per_second
-    print(
-        f"{asks} asks, {sessions} session(s), one channel at {rate.per_second:g}/s "
-        f"(burst {rate.burst}); SQLite store"
-    )
-    print(f"failed: {failures}   posted in order: {in_order}   429s answered by Slack: {refused}")
-    print(
-        f"took {elapsed:.2f} s; the rate allows {allowed:.2f} s for {posts} posts "
-        f"({elapsed / allowed:.3f}x); N / rate = {posts / rate.per_second:.2f} s"
-    )
+    return Posting(asks, sessions, rate, failures, in_order, refused, elapsed)
 
 
 if __name__ == "__main__":
@@ -109,4 +131,4 @@ if __name__ == "__main__":
     parser.add_argument("--sessions", type=int, default=1)
     args = parser.parse_args()
     rate = PostingRate(per_second=args.per_second, burst=args.burst)
-    asyncio.run(main(args.asks, rate, args.sessions))
+    print(asyncio.run(measure(args.asks, rate, args.sessions)))

@@ -1,0 +1,218 @@
+"""Click → waiting agent answered, on four paths beside a bare Bolt baseline, interleaved.
+
+The paths (each app its own process, reached over loopback HTTP with Slack's signed requests,
+each with its own emulator in this process):
+- `bare`: Bolt, one listener that acks and resolves a future a waiting coroutine awaits;
+- `in-process`: the full provider in process, memory store;
+- `python -m bot`: the service as `Server.start` composes it (SQLite store, its observers),
+  the agent in the service's process;
+- `relay`: the same service, the agent in a third process asking through `RelayProvider`,
+  which holds `GET /v1/asks/{id}?wait=` until the answer.
+
+Fairness: rounds are interleaved (bare, in-process, python -m bot, relay, bare…); every
+message has the same shape (a section and three buttons); every path stamps the time in the
+coroutine that waits for the answer; a provider is clicked only once it has saved its post,
+and the next round starts only once it is idle again (its follow-up Slack calls done); an app
+asks only when told, so its post never lands in another path's round.
+
+    python -m bench.click_latency [--rounds 300] [--repeats 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import sys
+import tempfile
+import time
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from slack_emulator import SlackEmulator
+
+from .latency_app import CHANNEL, SECRET, TOKEN
+from .relay_latency import service_env
+from .stats import Summary, summarise
+
+PERSON = "U0BENCHER1"
+WARM_UP = 20
+ROOT = Path(__file__).resolve().parents[1]
+PATHS = ("bare", "in-process", "python -m bot", "relay")
+# The shape of the provider's one-click question: a section, then three buttons.
+MESSAGE: list[dict[str, object]] = [
+    {"type": "section", "text": {"type": "mrkdwn", "text": "*Go ahead?*"}},
+    {
+        "type": "actions",
+        "block_id": "go",
+        "elements": [
+            {"type": "button", "action_id": action, "text": {"type": "plain_text", "text": label}}
+            for action, label in (("yes", "Yes"), ("no", "No"), ("other", "Other…"))
+        ],
+    },
+]
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def bench_emulator() -> SlackEmulator:
+    """One person and one channel the bot is in."""
+    emu = SlackEmulator(signing_secret=SECRET, bot_token=TOKEN)
+    emu.workspace.add_user(PERSON, name="bencher")
+    emu.workspace.add_channel(CHANNEL, name="bench", members=[PERSON, emu.bot_user_id])
+    return emu
+
+
+class AppProcess:
+    """A `bench.latency_app` process, steered by lines on its stdin."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+
+    @classmethod
+    async def start(cls, *args: str, env: dict[str, str] | None = None) -> AppProcess:
+        """Start `python -m bench.latency_app ARGS` and wait for it to be ready."""
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bench.latency_app",
+            *args,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "LOG_LEVEL": "WARNING", **(env or {})},
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        return cls(proc)
+
+    async def line(self) -> str:
+        assert self.proc.stdout is not None
+        return (await self.proc.stdout.readline()).decode().strip()
+
+    async def expect(self, what: str) -> None:
+        line = await self.line()
+        assert line == what, f"expected {what!r} from the app, got {line!r}"
+
+    def send(self, command: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(command.encode() + b"\n")
+
+    async def answered_at(self) -> float:
+        return float(json.loads(await self.line())["answered_at"])
+
+    async def stop(self) -> None:
+        """Close its stdin and wait for it to say "done"."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        await self.expect("done")
+        await self.proc.wait()
+
+
+@dataclass
+class Path_:
+    """One path: the process that asks, the one that posts and settles, and its emulator."""
+
+    name: str
+    emu: SlackEmulator
+    asker: AppProcess
+    service: AppProcess
+    answers: list[float] = field(default_factory=list)
+    acks: list[float] = field(default_factory=list)
+
+    async def round(self, client: AsyncWebClient, keep: bool) -> None:
+        """Ask, wait for the saved post, click "Yes", time click → answer, wait for idle."""
+        self.asker.send("go")
+        await self.service.expect("posted")
+        if self.name == "bare":
+            response = await client.chat_postMessage(
+                channel=CHANNEL, text="Go ahead?", blocks=MESSAGE
+            )
+            ts = str(response["ts"])
+        else:
+            ts = str(self.emu.calls_to("chat.postMessage")[-1].response["ts"])
+        started = time.time()
+        delivery = await self.emu.person(PERSON).click(self.emu.message(CHANNEL, ts), text="Yes")
+        answered = await self.asker.answered_at()
+        self.service.send("idle")
+        await self.service.expect("idle")
+        assert delivery.ack_seconds is not None
+        if keep:
+            self.answers.append(answered - started)
+            self.acks.append(delivery.ack_seconds)
+
+
+async def start_path(stack: AsyncExitStack, name: str, tmp: Path) -> Path_:
+    """The emulator and app process(es) of path `name`, ready for rounds."""
+    emu = bench_emulator()
+    await stack.enter_async_context(emu)
+    port = free_port()
+    emu.request_url = f"http://127.0.0.1:{port}/slack/events"
+    app_args = ["--api-url", emu.api_url, "--port", str(port)]
+    if name in ("bare", "in-process"):
+        app = await AppProcess.start("bare" if name == "bare" else "provider", *app_args)
+        stack.push_async_callback(app.stop)
+        await app.expect("ready")
+        return Path_(name, emu, app, app)
+    env = service_env(tmp / f"{name.replace(' ', '-')}.db")
+    env.update(SLACK_API_URL=emu.api_url, PORT=str(port))
+    kind = "service" if name == "python -m bot" else "relay-service"
+    service = await AppProcess.start(kind, env=env)
+    stack.push_async_callback(service.stop)
+    url = (await service.line()).removeprefix("url ")
+    await service.expect("ready")
+    if name == "python -m bot":
+        return Path_(name, emu, service, service)
+    agent = await AppProcess.start("relay-agent", "--relay-url", url)
+    stack.push_async_callback(agent.stop)
+    await agent.expect("ready")
+    return Path_(name, emu, agent, service)
+
+
+async def measure(rounds: int, warm_up: int = WARM_UP) -> dict[str, list[float]]:
+    """One interleaved run of every path: click → answer seconds, warm-up rounds dropped."""
+    with tempfile.TemporaryDirectory() as tmp:
+        async with AsyncExitStack() as stack:
+            paths = [await start_path(stack, name, Path(tmp)) for name in PATHS]
+            client = AsyncWebClient(token=TOKEN, base_url=paths[0].emu.api_url)
+            for n in range(warm_up + rounds):
+                for path in paths:
+                    await path.round(client, keep=n >= warm_up)
+        for path in paths:
+            assert path.emu.violations == [], path.emu.violations
+    return {path.name: path.answers for path in paths}
+
+
+def ratios(samples: dict[str, list[float]]) -> dict[str, tuple[Summary, float, float]]:
+    """Each path's summary and its median and p95 ratios to bare's."""
+    bare = summarise(samples["bare"])
+    out = {}
+    for name, seconds in samples.items():
+        summary = summarise(seconds)
+        out[name] = (summary, summary.median_ms / bare.median_ms, summary.p95_ms / bare.p95_ms)
+    return out
+
+
+async def main(rounds: int, repeats: int) -> None:
+    """Measure every path, interleaved, `repeats` times, and print each run's ratios."""
+    print(f"click → answer, {rounds} interleaved rounds (after {WARM_UP} warm-up) x {repeats}")
+    for run in range(1, repeats + 1):
+        print(f"run {run}")
+        for name, (summary, median, p95) in ratios(await measure(rounds)).items():
+            print(f"  {name:14} {summary}   /bare: median {median:.2f}x  p95 {p95:.2f}x")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    asyncio.run(main(args.rounds, args.repeats))

@@ -32,6 +32,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import aiohttp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from slack_emulator import SlackEmulator
@@ -43,6 +44,7 @@ from .stats import Summary, summarise
 PERSON = "U0BENCHER1"
 WARM_UP = 20
 ROOT = Path(__file__).resolve().parents[1]
+WAITERS_GAUGE = "slack_questions_relay_waiters "
 PATHS = ("bare", "in-process", "python -m bot", "relay")
 # The shape of the provider's one-click question: a section, then three buttons.
 MESSAGE: list[dict[str, object]] = [
@@ -63,6 +65,15 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+async def held(http: aiohttp.ClientSession, url: str) -> int:
+    """How many relay long-polls the service at `url` holds now, from its /metrics."""
+    async with http.get(f"{url}/metrics") as response:
+        for line in (await response.text()).splitlines():
+            if line.startswith(WAITERS_GAUGE):
+                return int(float(line.removeprefix(WAITERS_GAUGE)))
+    raise RuntimeError("no relay waiters gauge in /metrics (SLACK_QUESTIONS_METRICS=1?)")
 
 
 def bench_emulator() -> SlackEmulator:
@@ -125,13 +136,19 @@ class Path_:
     emu: SlackEmulator
     asker: AppProcess
     service: AppProcess
+    relay_url: str | None = None
     answers: list[float] = field(default_factory=list)
     acks: list[float] = field(default_factory=list)
 
-    async def round(self, client: AsyncWebClient, keep: bool) -> None:
+    async def round(self, client: AsyncWebClient, http: aiohttp.ClientSession, keep: bool) -> None:
         """Ask, wait for the saved post, click "Yes", time click → answer, wait for idle."""
         self.asker.send("go")
         await self.service.expect("posted")
+        if self.relay_url is not None:
+            # The agent's long-poll may reach the service after the post is saved: click
+            # once it is held, as a person would click a question some time after it came.
+            while await held(http, self.relay_url) < 1:  # noqa: ASYNC110 (only /metrics tells)
+                await asyncio.sleep(0.001)
         if self.name == "bare":
             response = await client.chat_postMessage(
                 channel=CHANNEL, text="Go ahead?", blocks=MESSAGE
@@ -163,7 +180,8 @@ async def start_path(stack: AsyncExitStack, name: str, tmp: Path) -> Path_:
         await app.expect("ready")
         return Path_(name, emu, app, app)
     env = service_env(tmp / f"{name.replace(' ', '-')}.db")
-    env.update(SLACK_API_URL=emu.api_url, PORT=str(port))
+    # /metrics on for both service paths: it says when the relay holds the agent's long-poll.
+    env.update(SLACK_API_URL=emu.api_url, PORT=str(port), SLACK_QUESTIONS_METRICS="1")
     kind = "service" if name == "python -m bot" else "relay-service"
     service = await AppProcess.start(kind, env=env)
     stack.push_async_callback(service.stop)
@@ -174,7 +192,7 @@ async def start_path(stack: AsyncExitStack, name: str, tmp: Path) -> Path_:
     agent = await AppProcess.start("relay-agent", "--relay-url", url)
     stack.push_async_callback(agent.stop)
     await agent.expect("ready")
-    return Path_(name, emu, agent, service)
+    return Path_(name, emu, agent, service, relay_url=url)
 
 
 async def measure(rounds: int, warm_up: int = WARM_UP) -> dict[str, list[float]]:
@@ -183,9 +201,10 @@ async def measure(rounds: int, warm_up: int = WARM_UP) -> dict[str, list[float]]
         async with AsyncExitStack() as stack:
             paths = [await start_path(stack, name, Path(tmp)) for name in PATHS]
             client = AsyncWebClient(token=TOKEN, base_url=paths[0].emu.api_url)
+            http = await stack.enter_async_context(aiohttp.ClientSession())
             for n in range(warm_up + rounds):
                 for path in paths:
-                    await path.round(client, keep=n >= warm_up)
+                    await path.round(client, http, keep=n >= warm_up)
         for path in paths:
             assert path.emu.violations == [], path.emu.violations
     return {path.name: path.answers for path in paths}

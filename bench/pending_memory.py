@@ -27,12 +27,11 @@ import aiohttp
 
 from slack_emulator import SlackEmulator
 
-from .click_latency import ROOT, free_port
+from .click_latency import ROOT, free_port, held
 from .latency_app import CHANNEL, RELAY_TOKEN, SECRET, TOKEN
 from .relay_latency import service_env
 
 HEADERS = {"Authorization": f"Bearer {RELAY_TOKEN}"}
-WAITERS_GAUGE = "slack_questions_relay_waiters "
 
 
 def rss_mib(pid: int) -> float:
@@ -62,15 +61,6 @@ async def create_pending(http: aiohttp.ClientSession, url: str, count: int) -> l
             return str((await response.json())["id"])
 
     return list(await asyncio.gather(*(ask(n) for n in range(count))))
-
-
-async def held(http: aiohttp.ClientSession, url: str) -> int:
-    """How many relay long-polls the service holds now, from its /metrics."""
-    async with http.get(f"{url}/metrics") as response:
-        for line in (await response.text()).splitlines():
-            if line.startswith(WAITERS_GAUGE):
-                return int(float(line.removeprefix(WAITERS_GAUGE)))
-    raise RuntimeError("no relay waiters gauge in /metrics")
 
 
 async def hold(http: aiohttp.ClientSession, url: str, ask_id: str) -> None:

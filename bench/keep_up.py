@@ -11,8 +11,8 @@
 
     python -m bench.keep_up [--quick] [--rounds 300] [--repeats 3] [--asks 10000]
 
-It prints a Markdown table (the README's figures are this output) and, per repeat, the click
-figures behind it. `--quick` is a smoke test: a few rounds and small counts, figures
+It prints a Markdown table (the README's figures are this output; click rows give each
+repeat's figures) and how long each part took. `--quick` is a smoke test: a few rounds and small counts, figures
 meaningless.
 """
 
@@ -142,7 +142,7 @@ def memory_rows(memory: pending_memory.Memory) -> list[Row]:
             memory.per_ask_kib <= PER_ASK_GOAL_KIB,
         ),
         Row(
-            f"memory per held relay long-poll ({memory.asks} GET ?wait=60)",
+            f"memory per held relay long-poll ({memory.polls} GET ?wait=60)",
             f"{memory.held_mib:.1f} MiB: {memory.per_poll_kib:.2f} KiB/poll",
             f"asks pending, nobody waiting {memory.pending_mib:.1f} MiB",
             "—",
@@ -168,12 +168,24 @@ def reply_rows(cost: reply_cost.ReplyCost) -> list[Row]:
 
 
 async def main(sizes: Sizes) -> None:
-    """Measure every row and print the table, then the click figures per repeat."""
-    started = time.monotonic()
+    """Measure every row and print the table, and how long each part took."""
+    started = last = time.monotonic()
+    took: list[str] = []
+
+    def lap(what: str) -> None:
+        nonlocal last
+        now = time.monotonic()
+        took.append(f"{what} {now - last:.0f} s")
+        last = now
+
     posting = await posting_rate.measure(sizes.posting_asks, RATE)
+    lap("posting")
     runs = [await click_latency.measure(sizes.rounds, sizes.warm_up) for _ in range(sizes.repeats)]
+    lap("click")
     memory = await pending_memory.measure(sizes.pending)
+    lap("memory")
     reply = await reply_cost.measure(sizes.pending, sizes.reply_rounds)
+    lap("reply")
     rows = posting_rows(posting) + click_rows(runs) + memory_rows(memory) + reply_rows(reply)
     print(
         f"click: {sizes.rounds} interleaved rounds (after {sizes.warm_up} warm-up) x "
@@ -184,7 +196,7 @@ async def main(sizes: Sizes) -> None:
     print(HEADER)
     for row in rows:
         print(row)
-    print(f"wall time: {time.monotonic() - started:.0f} s")
+    print(f"wall time: {time.monotonic() - started:.0f} s ({', '.join(took)})")
 
 
 if __name__ == "__main__":

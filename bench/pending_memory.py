@@ -157,6 +157,9 @@ async def measure(count: int) -> Memory:
                     for agent in agents:
                         agent.cancel()
                     await asyncio.gather(*agents, return_exceptions=True)
+                    # Gone before the service stops, so it does not stop with requests in hand.
+                    while await held(http, url) > 0:  # noqa: ASYNC110 (only /metrics tells)
+                        await asyncio.sleep(0.1)
             finally:
                 proc.send_signal(signal.SIGTERM)
                 await proc.wait()

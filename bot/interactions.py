@@ -80,8 +80,8 @@ class Interactions:
         if not self._decide_before_ack:
             return False
         live = self._admission.admitted_now(user, ref.ask_id)
-        if live is None:
-            return False
+        if live is None or live.posting.locked():
+            return False  # a post still being recorded would hold the ack until it is
         question = live.layout.questions[0].question
         if not 0 <= ref.option < len(question.labels):
             return False

@@ -154,6 +154,37 @@ async def test_a_pick_is_committed_to_the_file_before_the_agent_hears_the_answer
     assert seen == [("answered",)]
 
 
+class GatedPost(SpyStore):
+    """Holds the save of a posted message until `open` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.saving = asyncio.Event()
+        self.open = asyncio.Event()
+
+    async def advance(self, record: AskRecord, event: AskEvent) -> bool:
+        self.saving.set()
+        await self.open.wait()
+        return await super().advance(record, event)
+
+
+async def test_a_pick_while_its_post_is_still_being_saved_is_kept_and_answers_after(
+    emu: SlackEmulator,
+) -> None:
+    store = GatedPost()
+    async with running_bot(emu, store=store) as bot:
+        asking = bot.ask(DB)
+        message = await bot.posted()
+        await store.saving.wait()
+        async with asyncio.timeout(10):  # the ack is not held until the post is saved
+            delivery = await emu.person(ALICE).click(message, text="SQLite")
+        assert delivery.acked
+        store.open.set()
+        assert (await asking).answers[0].selected == ["SQLite"]
+        await bot.idle()
+    assert [item.kind for item in store.kept] == [InboxKind.BLOCK_ACTIONS]
+
+
 class FailsOnce(SpyStore):
     """The first settlement fails (nothing is saved); later ones go through."""
 

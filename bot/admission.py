@@ -77,6 +77,41 @@ class Admission:
             return None
         return live
 
+    def admitted_now(self, user: str, ask_id: str) -> LiveAsk | None:
+        """The open ask, if it is in hand here and `user` is plainly allowed to answer it:
+        anyone may, or they are named. None when telling needs a lookup (the store, a user
+        group's members) or the answer is not theirs to give; the caller then takes the
+        ordinary path, which looks up and says why not."""
+        live = self._asks.live(ask_id)
+        if live is None or live.deciding:
+            return None
+        allowed = self.who_may_answer(live)
+        return live if allowed.anyone or user in allowed.users else None
+
+    async def answer_now(
+        self, live: LiveAsk, user: str, items: list[AskUserQuestionAnswerItem]
+    ) -> bool:
+        """Settle the ask with `user`'s answer and wake its waiters, showing the decision
+        later: for a click decided before its ack. False if nothing was decided (someone
+        was first, or the answer breaks the contract): the caller takes the ordinary path,
+        which tells them why."""
+        answer = AskUserQuestionAnswer(answers=items)
+        try:
+            check_answer(live.record.request, answer)
+        except AnswerContractError:
+            return False
+        claimed = self._asks.claim(live.record.id)
+        if claimed is None:
+            return False
+        return await self._asks.settle(
+            live.record.id,
+            Verdict.ANSWERED,
+            claimed=claimed,
+            actor=user,
+            answer=answer,
+            show_later=True,
+        )
+
     async def answer(
         self, live: LiveAsk, user: str, items: list[AskUserQuestionAnswerItem]
     ) -> None:

@@ -501,11 +501,14 @@ class Asks:
         reason: str | None = None,
         detail: str | None = None,
         claimed: LiveAsk | None = None,
+        show_later: bool = False,
     ) -> bool:
         """End the ask as `verdict` (if nobody did first), save it, wake waiters, update Slack.
 
         The one way an ask ends. `reason` is shown to people; `detail` (default: the reason)
         completes the seam error the ending gives the agent. An answer goes with `ANSWERED`.
+        `show_later`: return once the ending is saved and the waiters woken, and update Slack
+        in a tracked task (a click decided before its ack must not make the ack wait for it).
         """
         if (answer is not None) != (verdict is Verdict.ANSWERED):
             raise ValueError(f"an ask ends {verdict} {'without' if answer else 'with'} an answer")
@@ -516,7 +519,9 @@ class Asks:
             # A post still waiting for its channel's turn is not made (the lock comes free).
             self._messages.drop_queued(live.record)
         async with live.posting:
-            return await self._settle(live, verdict, actor, answer, reason, detail or reason)
+            return await self._settle(
+                live, verdict, actor, answer, reason, detail or reason, show_later=show_later
+            )
 
     async def _settle(
         self,
@@ -526,6 +531,8 @@ class Asks:
         answer: AskUserQuestionAnswer | None,
         reason: str | None,
         detail: str | None,
+        *,
+        show_later: bool = False,
     ) -> bool:
         ending = ENDINGS[verdict]
         if self._shared and not await self._refresh(live):
@@ -553,6 +560,15 @@ class Asks:
             await self._refresh(live)
             return False
         self._ended(live, record)
+
+        async def show_or_retry() -> None:
+            if not await self.show(live):
+                await self._reshow(live)
+
+        if show_later:
+            # Spawned after the wake-up, so the waiting agent runs first.
+            self._tasks.spawn(show_or_retry(), name=f"show {record.id}")
+            return True
         # Wake first, then show: the waiting agent runs before the decided message is
         # rendered and sent (the answer is already saved; showing it is for people).
         await asyncio.sleep(0)

@@ -36,12 +36,17 @@ class Interactions:
         plan_reviews: PlanReviews,
         messages: AskMessages,
         clock: Clock,
+        *,
+        decide_before_ack: bool = True,
     ) -> None:
         self._asks = asks
         self._admission = admission
         self._plan_reviews = plan_reviews
         self._messages = messages
         self._clock = clock
+        # Off when replicas share the store: there a copy in hand may be stale, and settling
+        # reads the row again first, which the ack should not wait for.
+        self._decide_before_ack = decide_before_ack
 
     # --- answering -------------------------------------------------------------------------
 
@@ -65,6 +70,25 @@ class Interactions:
             return
         # Any decline ends a review at once, whatever approvals came before: fail closed.
         await self._admission.answer(live, user, [item])
+
+    async def pick_now(self, user: str, ref: OptionRef) -> bool:
+        """Decide a one-click answer before its ack, when nothing needs looking up: the ask
+        is in hand, `user` is plainly allowed, the option is its own and not a plan's
+        approval. Its settlement, committed before the ack, is then what keeps the click (no
+        inbox row), and the waiting agent is woken at once. False: nothing was decided, and
+        the click takes the kept path (`pick`), which looks up, refuses and explains."""
+        if not self._decide_before_ack:
+            return False
+        live = self._admission.admitted_now(user, ref.ask_id)
+        if live is None or live.posting.locked():
+            return False  # a post still being recorded would hold the ack until it is
+        question = live.layout.questions[0].question
+        if not 0 <= ref.option < len(question.labels):
+            return False
+        item = answers.pick(question, ref.option)
+        if live.layout.plan_review and question.intent:
+            return False  # reviews count approvals and decline on policy: the kept path
+        return await self._admission.answer_now(live, user, [item])
 
     async def submit_part(self, user: str, ref: PartRef, values: StateValues) -> None:
         """Submit pressed under a form part in the message."""

@@ -185,7 +185,9 @@ class SlackQuestionProvider:
                 asks, messages, Responders(client, settings.responders), settings.review
             )
             plan_reviews = PlanReviews(asks, admission, messages, settings.review, clock)
-            interactions = Interactions(asks, admission, plan_reviews, messages, clock)
+            interactions = Interactions(
+                asks, admission, plan_reviews, messages, clock, decide_before_ack=not shared
+            )
             inbox = Inbox(store, clock, tasks)
             app = build_app(
                 client,

@@ -1,10 +1,10 @@
 """`SqliteStore`: the `AskStore` on one SQLite file, so asks survive a restart of the bot.
 
-Every sqlite3 call runs on one worker thread that the store owns, never on the event loop:
-the connection is opened on that thread, used only there (sqlite3's own same-thread check
-stays on to prove it), and closed there. One worker also serialises the store's calls, so
-a transaction never interleaves with another of the same store. A call whose caller is
-cancelled still runs to the end (commit or rollback) on the worker.
+Every sqlite3 call runs on one worker thread that the store owns (`StoreThread`), never on
+the event loop: the connection is opened on that thread, used only there (sqlite3's own
+same-thread check stays on to prove it), and closed there. One worker also serialises the
+store's calls, so a transaction never interleaves with another of the same store. A call
+whose caller is cancelled still runs to the end (commit or rollback) on the worker.
 
 Durability: WAL journal with `synchronous=NORMAL`. A committed write survives the process
 being killed (SIGKILL included); after a power cut the last few commits may roll back, but
@@ -21,11 +21,9 @@ Layout (`PRAGMA user_version` is the schema version; `MIGRATIONS` takes a file f
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
@@ -44,6 +42,7 @@ from .store import (
     check_settle,
     lease_for,
 )
+from .store_thread import StoreThread
 
 T = TypeVar("T")
 
@@ -144,7 +143,7 @@ class SqliteStore:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self._executor: ThreadPoolExecutor | None = None
+        self._worker: StoreThread | None = None
         self._conn: sqlite3.Connection | None = None
 
     @classmethod
@@ -156,19 +155,24 @@ class SqliteStore:
 
     async def start(self) -> None:
         """Open the file on the store's worker thread and bring its schema up to date."""
-        if self._executor is not None:
+        if self._worker is not None:
             raise StoreError(self.path, "the store is already started")
-        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-store")
-        opening = executor.submit(self._connect)
+        worker = StoreThread("sqlite-store")
+        opened: list[sqlite3.Connection] = []
+
+        def connect() -> sqlite3.Connection:
+            opened.append(conn := self._connect())
+            return conn
+
         try:
-            self._conn = await asyncio.wrap_future(opening)
+            self._conn = await worker.submit(connect)
         except BaseException:
             # Failed, or cancelled while connecting: whatever the worker opens, it closes
             # next (one worker, so this runs after the connect has finished).
-            executor.submit(_close_opened, opening)
-            executor.shutdown(wait=False)
+            worker.submit(lambda: _close_all(opened))
+            worker.stop()
             raise
-        self._executor = executor
+        self._worker = worker
 
     def _connect(self) -> sqlite3.Connection:
         try:
@@ -191,16 +195,16 @@ class SqliteStore:
 
     async def close(self) -> None:
         """Close the connection on its thread and let the thread go. Closing twice is fine."""
-        conn, executor = self._conn, self._executor
-        self._conn = self._executor = None
-        if executor is None:
+        conn, worker = self._conn, self._worker
+        self._conn = self._worker = None
+        if worker is None:
             return
         try:
             if conn is not None:
-                await asyncio.get_running_loop().run_in_executor(executor, conn.close)
+                await worker.submit(conn.close)
         finally:
             # The close above was the last job: the worker exits at once, nothing to wait for.
-            executor.shutdown(wait=False)
+            worker.stop()
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -216,11 +220,11 @@ class SqliteStore:
 
     async def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run `work` on the worker thread; SQLite's own errors become `StoreError`."""
-        conn, executor = self._conn, self._executor
-        if conn is None or executor is None:
+        conn, worker = self._conn, self._worker
+        if conn is None or worker is None:
             raise StoreError(self.path, "the store is closed (or was never started)")
         try:
-            return await asyncio.get_running_loop().run_in_executor(executor, work, conn)
+            return await worker.submit(lambda: work(conn))
         except sqlite3.Error as error:
             raise StoreError(self.path, str(error)) from error
 
@@ -541,9 +545,9 @@ def _use_wal(conn: sqlite3.Connection) -> None:
         time.sleep(0.005)
 
 
-def _close_opened(opening: Future[sqlite3.Connection]) -> None:
-    if not opening.cancelled() and opening.exception() is None:
-        opening.result().close()
+def _close_all(connections: list[sqlite3.Connection]) -> None:
+    for conn in connections:
+        conn.close()
 
 
 def _ask_row(record: AskRecord) -> tuple[str, str | None, str, float, str]:

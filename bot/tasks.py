@@ -39,6 +39,11 @@ class Tasks:
     def __len__(self) -> int:
         return len(self._tasks)
 
+    def __bool__(self) -> bool:
+        # Always true, though `len()` may be 0: `tasks or Tasks()` must keep an idle one
+        # (Asks did swap the provider's for an untracked set, so drain missed its work).
+        return True
+
     async def idle(self) -> None:
         """Wait until no tracked task is running (tasks spawned meanwhile included)."""
         while self._tasks:

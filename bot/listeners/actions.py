@@ -4,15 +4,20 @@ what the number in the control's value means (the typed ref the interaction take
 Each listener acks and spawns; the payload is parsed inside the spawned task, so Slack hears
 back before any of our work (parsing included) runs, and nothing after `ack()` can raise.
 A control that can change an ask is kept in the inbox before the ack (bot/inbox.py), and
-handled through the inbox, so a replay after a crash takes the very same path.
+handled through the inbox, so a replay after a crash takes the very same path. The one
+exception is a one-click answer that can be decided on the spot (`Interactions.pick_now`):
+it is settled before the ack instead, in one store write that keeps it as durably as the
+inbox would, and the waiting agent is woken without a second write or a task in between.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Literal
 
+from pydantic import ValidationError
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltRequest
 
 from ..actions import (
@@ -27,11 +32,14 @@ from ..actions import (
 )
 from ..inbox import Inbox
 from ..interactions import Interactions
-from ..payloads import BlockActions
+from ..payloads import Action as ActionPayload
+from ..payloads import BlockActions, SlackModel, User
 from ..plan_reviews import PlanReviews
 from ..store import InboxKind
 from ..tasks import Tasks
 from .parsing import parse, ref_of
+
+log = logging.getLogger(__name__)
 
 Handler = Callable[[BlockActions, Ref], Awaitable[None]]
 Matcher = str | re.Pattern[str]
@@ -77,8 +85,10 @@ def register_actions(
         Action.DIFF: lambda p, r: plans.open_diff(p.user.id, AskRef.of(r), trigger(p)),
     }
     inbox.route(InboxKind.BLOCK_ACTIONS, lambda body: _answer(answering, body))
+    app.action(PICK_PATTERN)(_picked(inbox, interactions))
     for matcher in answering:
-        app.action(matcher)(_kept(inbox))
+        if matcher is not PICK_PATTERN:
+            app.action(matcher)(_kept(inbox))
     for matcher, handler in opening.items():
         app.action(matcher)(_listener(handler, tasks))
 
@@ -103,6 +113,49 @@ def _kept(inbox: Inbox) -> Callable[..., Awaitable[None]]:
         inbox.handle(InboxKind.BLOCK_ACTIONS, item, body)
 
     return listener
+
+
+class _Click(SlackModel):
+    """The parts of a click a decision on the spot reads (the whole payload is parsed
+    only on the kept path)."""
+
+    type: Literal["block_actions"]
+    user: User
+    actions: list[ActionPayload]
+
+
+def _picked(inbox: Inbox, interactions: Interactions) -> Callable[..., Awaitable[None]]:
+    kept = _kept(inbox)
+
+    async def listener(ack: AsyncAck, body: dict[str, Any], request: AsyncBoltRequest) -> None:
+        if await _decided(interactions, body):
+            await ack()
+            return
+        await kept(ack, body, request)
+
+    return listener
+
+
+async def _decided(interactions: Interactions, body: dict[str, Any]) -> bool:
+    """Whether the pick in `body` was decided on the spot (saved, its agent woken)."""
+    try:
+        click = _Click.model_validate(body)
+    except ValidationError:
+        return False  # the kept path logs what it cannot read
+    if not click.actions:
+        return False
+    action = click.actions[0]
+    value = action.selected_option.value if action.selected_option else action.value
+    try:
+        ref = Ref.decode(value or "")
+    except ValueError:
+        return False  # not ours: the kept path logs it
+    try:
+        return await interactions.pick_now(click.user.id, OptionRef.of(ref))
+    except Exception:
+        # Nothing was decided (a settlement that fails is undone): keep it and try again.
+        log.exception("could not decide a pick of ask %s on the spot", ref.ask_id)
+        return False
 
 
 async def _answer(answering: dict[Matcher, Handler], body: dict[str, Any]) -> None:

@@ -130,6 +130,42 @@ async def test_a_click_acked_right_before_a_kill_answers_the_ask_after_the_resta
     assert len(ask_posts(emu)) == 1
 
 
+async def test_a_pick_decided_before_its_ack_is_answered_before_a_kill_and_shown_after(
+    emu: SlackEmulator, tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    # Anyone may answer: the click is settled before its ack, and the kill lands while the
+    # update showing the decision is held.
+    service = Process(service_env(emu, tmp_path / "asks.db", free_port()))
+    await service.start()
+    emu.request_url = f"{service.url}/slack/events"
+    try:
+        ask_id = await create(http, service)
+        message = await posted(emu)
+        emu.inject("chat.update", Slow(HOLD))
+        delivery = await emu.person(ALICE).click(message, text="Postgres")
+        assert delivery.acked
+        await emu.wait_for(lambda: emu.held("chat.update") == 1, what="the decision's update")
+        async with SqliteStore(tmp_path / "asks.db") as store:
+            assert [r.state for r in await store.recent()] == [AskState.ANSWERED]
+            assert await store.inbox_pending() == []
+        await restarted(service, emu)
+        record = await answered(http, service, ask_id)
+        # The held update (from the killed process) and the restart's own, which marks it shown.
+        await emu.wait_for(
+            lambda: sum(c.ok for c in emu.calls_to("chat.update")) == 2,
+            what="the decision shown again",
+        )
+    finally:
+        await stopped_with_an_empty_inbox(service)
+    async with SqliteStore(tmp_path / "asks.db") as store:
+        assert (shown := await store.get(ask_id)) is not None
+        assert shown.shown
+    assert record.answer is not None
+    assert record.answer.answers[0].selected == ["Postgres"]
+    assert record.decided_by == ALICE
+    assert len(ask_posts(emu)) == 1
+
+
 async def test_every_acked_click_of_a_burst_killed_mid_way_is_answered_once(
     emu: SlackEmulator, tmp_path: Path, http: aiohttp.ClientSession
 ) -> None:

@@ -144,10 +144,11 @@ class RelayProvider:
         signal = request.signal
         ask_id = view.id
         while view.state is AskState.PENDING:
-            poll = asyncio.ensure_future(self._patiently(lambda: self._get(ask_id)))
             if signal is None:
-                view = await poll
+                # Awaited in this task, not a task of its own: the answer goes straight on.
+                view = await self._patiently(lambda: self._get(ask_id))
                 continue
+            poll = asyncio.ensure_future(self._patiently(lambda: self._get(ask_id)))
             abort = asyncio.ensure_future(signal.wait())
             try:
                 await asyncio.wait({poll, abort}, return_when=asyncio.FIRST_COMPLETED)

@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RETRY_STATUSES = frozenset({502, 503, 504})
+SKIPPED_HEADERS = ("Accept", "Accept-Encoding")
 
 
 class _Retry(Exception):
@@ -212,7 +213,9 @@ class RelayProvider:
         if self._closed:
             raise UserQuestionError(ErrorCode.ASK_FAILED, "the RelayProvider is closed")
         if self._session is None:
-            self._session = aiohttp.ClientSession()
+            # The relay keeps every header of a held poll parsed for as long as it holds it;
+            # these two tell it nothing (its answers are small JSON, never compressed).
+            self._session = aiohttp.ClientSession(skip_auto_headers=SKIPPED_HEADERS)
         timeout = aiohttp.ClientTimeout(total=extra_time + 30.0)
         try:
             async with self._session.request(

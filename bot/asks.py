@@ -57,12 +57,11 @@ Change = Callable[[AskRecord], AskRecord | None]
 
 @dataclass(eq=False, slots=True)
 class LiveAsk:
-    """A pending ask in memory: its record, its layout, and an event set once it settles.
-    Slotted: thousands may be pending at once."""
+    """A pending ask in memory: its record and its layout (who waits for it waits in
+    `Waiters`, made only then). Slotted: thousands may be pending at once."""
 
     record: AskRecord
     layout: AskLayout
-    settled: asyncio.Event = field(default_factory=asyncio.Event)
     deciding: bool = False
     # Held while parts are posted, so a settlement waits for every message it must update.
     posting: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -433,9 +432,10 @@ class Asks:
         if self._live.get(record.id) is live:
             del self._live[record.id]
         self._replies.remove(record.id)
-        live.settled.set()
         if record.settled:
-            self.waiters.settled(record)
+            self.waiters.settled(record)  # handed over: no waiter reads it again
+        else:
+            self.waiters.changed(record.id)  # gone from the store: they read and see
 
     async def sweep(self) -> None:
         """Take in hand what other replicas leave: pending asks not yet (fully) posted are
@@ -469,13 +469,12 @@ class Asks:
 
     async def wait(self, ask_id: str) -> AskRecord:
         """The ask once settled (at once if it already is), by whichever replica.
-        `KeyError` for an unknown id."""
-        live = self._live.get(ask_id)
-        if live is not None and not self._shared:
-            # One process: only this one settles, and hands over the record.
-            await live.settled.wait()
-            return live.record
-        return await self.waiters.wait(ask_id)
+        `KeyError` for an unknown id.
+
+        In one process an open ask is settled only here, and its settle hands the record
+        to the waiter: nothing is read. With replicas the waiter reads the store, and
+        another replica's settle wakes it by notification."""
+        return await self.waiters.wait(ask_id, held=not self._shared and ask_id in self._live)
 
     # --- settling --------------------------------------------------------------------------
 

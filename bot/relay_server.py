@@ -10,7 +10,6 @@ GET    /v1/openapi.json      this API, described
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import logging
 from collections.abc import Awaitable, Callable
@@ -65,7 +64,6 @@ STATUS_OF_CODE: Final[dict[str, int]] = {
     "RELAY_DISABLED": 503,
 }
 
-Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Links = Callable[[list[AskRecord]], Awaitable[dict[str, str]]]
 """Ask id -> permalink of its first Slack message, for the asks given (those it can find)."""
 
@@ -117,7 +115,9 @@ class RelayServer:
         self._asks = asks
         self._tasks = tasks
         self._token = token.get_secret_value().encode() if token else None
-        self._closing = asyncio.Event()
+        self._closing = False
+        # The deadlines of the waits held open now: `close()` brings them forward.
+        self._deadlines: set[asyncio.Timeout] = set()
         self._metrics = metrics
         self._links = links
         self._clock: Clock = clock or SystemClock()
@@ -125,34 +125,43 @@ class RelayServer:
     def add_routes(self, app: web.Application) -> None:
         """Mount the relay on `app` (its `client_max_size` should be `MAX_BODY_BYTES`)."""
         app.router.add_get("/v1/openapi.json", self._openapi)
-        app.router.add_post("/v1/asks", self._guard(self._create))
-        app.router.add_get("/v1/asks", self._guard(self._list))
-        app.router.add_get("/v1/asks/{id}", self._guard(self._get))
-        app.router.add_delete("/v1/asks/{id}", self._guard(self._delete))
+        app.router.add_post("/v1/asks", self._create)
+        app.router.add_get("/v1/asks", self._list)
+        app.router.add_get("/v1/asks/{id}", self._get)
+        app.router.add_delete("/v1/asks/{id}", self._delete)
 
     def close(self) -> None:
-        """Release held-open waits (they answer with the current state) for a quick shutdown."""
-        self._closing.set()
+        """Answer every held-open wait now, with the ask as it stands, for a quick shutdown;
+        from now on a wait answers at once."""
+        self._closing = True
+        now = asyncio.get_running_loop().time()
+        for deadline in self._deadlines:
+            if not deadline.expired():
+                deadline.reschedule(now)
 
-    def _guard(self, handler: Handler) -> Handler:
-        async def guarded(request: web.Request) -> web.StreamResponse:
-            if self._token is None:
-                return problem(
-                    "RELAY_DISABLED",
-                    "the relay is disabled: set SLACK_QUESTIONS_RELAY_TOKEN to enable it",
-                )
-            scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-            # Constant time: a timing leak must not reveal the token byte by byte.
-            if scheme.lower() != "bearer" or not hmac.compare_digest(given.encode(), self._token):
-                return problem("UNAUTHORIZED", "missing or wrong bearer token")
-            return await handler(request)
+    def _refusal(self, request: web.Request) -> web.Response | None:
+        """The answer to a request the relay must not serve (it is disabled, or the bearer
+        token is missing or wrong); None to serve it.
 
-        return guarded
+        Called first by each route, not wrapped around it: a wrapper's frame would stay
+        alive for as long as a wait is held."""
+        if self._token is None:
+            return problem(
+                "RELAY_DISABLED",
+                "the relay is disabled: set SLACK_QUESTIONS_RELAY_TOKEN to enable it",
+            )
+        scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+        # Constant time: a timing leak must not reveal the token byte by byte.
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.encode(), self._token):
+            return problem("UNAUTHORIZED", "missing or wrong bearer token")
+        return None
 
     async def _openapi(self, request: web.Request) -> web.Response:
         return web.json_response(openapi_document())
 
     async def _create(self, request: web.Request) -> web.Response:
+        if (refused := self._refusal(request)) is not None:
+            return refused
         try:
             raw = await request.read()
         except web.HTTPRequestEntityTooLarge:
@@ -193,6 +202,8 @@ class RelayServer:
             log.warning("relay ask %s failed: %s", ask_id, error.message)
 
     async def _get(self, request: web.Request) -> web.Response:
+        if (refused := self._refusal(request)) is not None:
+            return refused
         ask_id = request.match_info["id"]
         wait = request.query.get("wait", "0")
         try:
@@ -205,32 +216,46 @@ class RelayServer:
                 f"wait must be a number of seconds from 0 to {MAX_WAIT_SECONDS}",
                 [FieldProblem(field="wait", message=f"got {wait!r}")],
             )
-        record = await self._asks.stored(ask_id)
+        if seconds > 0 and not self._closing:
+            record = await self._held(ask_id, seconds)
+        else:
+            record = await self._asks.stored(ask_id)
         if record is None:
             return problem("NOT_FOUND", f"no ask {ask_id}")
-        if not record.settled and seconds > 0:
-            record = await self._wait(ask_id, seconds) or record
         return web.json_response(view_of(record).to_wire())
 
-    async def _wait(self, ask_id: str, seconds: float) -> AskRecord | None:
-        waiting = self._metrics.relay_waiting() if self._metrics else contextlib.nullcontext()
-        with waiting:
-            return await self._wait_settled(ask_id, seconds)
+    async def _held(self, ask_id: str, seconds: float) -> AskRecord | None:
+        """The ask once settled, or as it stands when `seconds` pass or the relay closes;
+        None if there is no such ask.
 
-    async def _wait_settled(self, ask_id: str, seconds: float) -> AskRecord | None:
-        settled = asyncio.ensure_future(self._asks.wait(ask_id))
-        closing = asyncio.ensure_future(self._closing.wait())
+        Held in this request's own task, no other: in one process nothing is read, the
+        settle hands the record over and it is answered as is (with replicas, `Asks.wait`
+        reads and notifications wake it). One deadline per request, which `close()` can
+        bring forward."""
+        metrics = self._metrics
+        if metrics is not None:
+            metrics.relay_waiters.inc()  # not the context manager: one object less each
         try:
-            await asyncio.wait({settled, closing}, timeout=seconds, return_when="FIRST_COMPLETED")
+            async with asyncio.timeout(seconds) as deadline:
+                self._deadlines.add(deadline)
+                try:
+                    return await self._asks.wait(ask_id)
+                finally:
+                    self._deadlines.discard(deadline)
+        except KeyError:
+            return None
+        except TimeoutError:
+            if not deadline.expired():
+                raise
         finally:
-            for waiter in (settled, closing):
-                waiter.cancel()
-            await asyncio.gather(settled, closing, return_exceptions=True)
-        if settled.done() and not settled.cancelled() and settled.exception() is None:
-            return settled.result()  # handed over by the settle (any replica): no re-read
-        return await self._asks.stored(ask_id)
+            if metrics is not None:
+                metrics.relay_waiters.dec()
+        # Still pending: its live copy says how it stands (a read only if not held here).
+        return await self._asks.record(ask_id)
 
     async def _delete(self, request: web.Request) -> web.Response:
+        if (refused := self._refusal(request)) is not None:
+            return refused
         ask_id = request.match_info["id"]
         if await self._asks.stored(ask_id) is None:
             return problem("NOT_FOUND", f"no ask {ask_id}")
@@ -243,6 +268,8 @@ class RelayServer:
         return web.json_response(view_of(record).to_wire())
 
     async def _list(self, request: web.Request) -> web.Response:
+        if (refused := self._refusal(request)) is not None:
+            return refused
         state = request.query.get("state")
         limit_text = request.query.get("limit", "100")
         problems = []

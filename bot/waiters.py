@@ -1,7 +1,9 @@
 """`Waiters`: everyone in this process waiting for an ask to end, keyed by ask id.
 
-In-process `ask()` and the relay's held-open `GET ?wait=` wait here alike. Three things wake
-a waiter, from fastest to slowest:
+In-process `ask()` and the relay's held-open `GET ?wait=` wait here alike. A waiter is one
+future, made when someone starts waiting and dropped when they stop: a pending ask that
+nobody waits for costs nothing here, and waking one is setting its future. Three things
+wake a waiter, from fastest to slowest:
 - a settle in this process hands every waiter the settled record (no read at all);
 - another replica's settle reaches us as a notification (`changed`, from `AskNotifier` on
   PostgreSQL), and the waiter re-reads the ask;
@@ -13,8 +15,7 @@ a change may have committed while nobody listened.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 
 from .store import AskRecord
 
@@ -22,14 +23,8 @@ from .store import AskRecord
 RE_READ_S = 5.0
 
 Read = Callable[[str], Awaitable[AskRecord | None]]
-
-
-class _Waiter:
-    """One waiter: woken with the settled record, or told to re-read."""
-
-    def __init__(self) -> None:
-        self.record: AskRecord | None = None
-        self.woken = asyncio.Event()
+# Resolved with the settled record, or with None: read the ask again.
+Wake = asyncio.Future[AskRecord | None]
 
 
 class Waiters:
@@ -38,56 +33,74 @@ class Waiters:
     def __init__(self, read: Read, *, re_read_s: float = RE_READ_S) -> None:
         self._read = read
         self.re_read_s = re_read_s
-        self._by_key: dict[str, set[_Waiter]] = {}
+        self._by_key: dict[str, list[Wake]] = {}
 
-    async def wait(self, ask_id: str) -> AskRecord:
+    async def wait(self, ask_id: str, *, held: bool = False) -> AskRecord:
         """The ask once settled (at once if it already is). `KeyError` for an unknown id.
 
-        Cancel it (or wrap it in a timeout) to stop waiting."""
-        with self._waiter(ask_id) as waiter:  # registered before the read: no gap
-            while True:
-                # Cleared before the read: a wake-up during the read is kept, not lost.
-                waiter.woken.clear()
-                record = waiter.record or await self._read(ask_id)
-                if record is None:
-                    raise KeyError(ask_id)
-                if record.settled:
-                    return record
-                try:
-                    async with asyncio.timeout(self.re_read_s):
-                        await waiter.woken.wait()
-                except TimeoutError:
-                    pass
+        `held`: the ask is open in this process, the only one that settles it, so nothing
+        is read and no timer runs: its settle hands the record over. (Told to re-read, by
+        `changed`, the waiter reads from then on.) Cancel it, or wrap it in a timeout, to
+        stop waiting."""
+        read = not held
+        while True:
+            # Registered before the read: a wake-up during the read is kept, not lost.
+            woken = self._enter(ask_id)
+            try:
+                if not read:
+                    handed = await woken
+                else:
+                    record = await self._read(ask_id)
+                    if record is None:
+                        raise KeyError(ask_id)
+                    if record.settled:
+                        return record
+                    del record  # not kept while waiting: thousands may wait
+                    try:
+                        async with asyncio.timeout(self.re_read_s):
+                            handed = await woken
+                    except TimeoutError:
+                        handed = None
+            finally:
+                self._leave(ask_id, woken)
+            if handed is not None:
+                return handed
+            read = True
 
     def settled(self, record: AskRecord) -> None:
         """This process settled `record` (or read it settled): hand it to its waiters."""
-        for waiter in self._by_key.get(record.id, ()):
-            waiter.record = record
-            waiter.woken.set()
+        for woken in self._by_key.get(record.id, ()):
+            if not woken.done():
+                woken.set_result(record)
 
     def changed(self, ask_id: str) -> None:
         """The ask may have changed elsewhere (a notification): its waiters re-read."""
-        for waiter in self._by_key.get(ask_id, ()):
-            waiter.woken.set()
+        for woken in self._by_key.get(ask_id, ()):
+            if not woken.done():
+                woken.set_result(None)
 
     def reconnected(self) -> None:
         """Notifications may have been missed: every waiter re-reads."""
-        for waiters in self._by_key.values():
-            for waiter in waiters:
-                waiter.woken.set()
+        for ask_id in list(self._by_key):
+            self.changed(ask_id)
 
-    def waiting(self) -> int:
-        """How many waiters there are (for health reports and tests)."""
+    def waiting(self, ask_id: str | None = None) -> int:
+        """How many waiters there are, on `ask_id` or on any ask (for reports and tests)."""
+        if ask_id is not None:
+            return len(self._by_key.get(ask_id, ()))
         return sum(len(waiters) for waiters in self._by_key.values())
 
-    @contextmanager
-    def _waiter(self, ask_id: str) -> Iterator[_Waiter]:
-        waiter = _Waiter()
-        self._by_key.setdefault(ask_id, set()).add(waiter)
-        try:
-            yield waiter
-        finally:
-            waiters = self._by_key[ask_id]
-            waiters.discard(waiter)
-            if not waiters:
-                del self._by_key[ask_id]
+    def _enter(self, ask_id: str) -> Wake:
+        woken: Wake = asyncio.get_running_loop().create_future()
+        waiters = self._by_key.get(ask_id)
+        if waiters is None:
+            self._by_key[ask_id] = [woken]
+        else:
+            waiters.append(woken)
+        return woken
+
+    def _leave(self, ask_id: str, woken: Wake) -> None:
+        waiters = self._by_key[ask_id]
+        waiters.remove(woken)
+        if not waiters:
+            del self._by_key[ask_id]

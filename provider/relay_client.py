@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RETRY_STATUSES = frozenset({502, 503, 504})
+SKIPPED_HEADERS = ("Accept", "Accept-Encoding")
 
 
 class _Retry(Exception):
@@ -144,10 +145,11 @@ class RelayProvider:
         signal = request.signal
         ask_id = view.id
         while view.state is AskState.PENDING:
-            poll = asyncio.ensure_future(self._patiently(lambda: self._get(ask_id)))
             if signal is None:
-                view = await poll
+                # Awaited in this task, not a task of its own: the answer goes straight on.
+                view = await self._patiently(lambda: self._get(ask_id))
                 continue
+            poll = asyncio.ensure_future(self._patiently(lambda: self._get(ask_id)))
             abort = asyncio.ensure_future(signal.wait())
             try:
                 await asyncio.wait({poll, abort}, return_when=asyncio.FIRST_COMPLETED)
@@ -211,7 +213,9 @@ class RelayProvider:
         if self._closed:
             raise UserQuestionError(ErrorCode.ASK_FAILED, "the RelayProvider is closed")
         if self._session is None:
-            self._session = aiohttp.ClientSession()
+            # The relay keeps every header of a held poll parsed for as long as it holds it;
+            # these two tell it nothing (its answers are small JSON, never compressed).
+            self._session = aiohttp.ClientSession(skip_auto_headers=SKIPPED_HEADERS)
         timeout = aiohttp.ClientTimeout(total=extra_time + 30.0)
         try:
             async with self._session.request(

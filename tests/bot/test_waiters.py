@@ -66,6 +66,58 @@ async def test_a_local_settle_hands_the_record_to_every_waiter_without_a_read() 
     assert waiters.waiting() == 0
 
 
+async def test_a_held_ask_is_waited_on_without_any_read_and_handed_its_record() -> None:
+    store = CountingStore()
+    await store.add(ask("a1"))
+    waiters = Waiters(store.get)
+    waiting = asyncio.create_task(waiters.wait("a1", held=True))
+    await asyncio.sleep(0)
+    assert waiters.waiting("a1") == 1
+    record, _ = answered_by("a1", "U_ALICE")
+    waiters.settled(record)
+    assert await asyncio.wait_for(waiting, WAKE_S) == record
+    assert store.reads == 0
+
+
+async def test_a_held_waiter_told_the_ask_changed_reads_it() -> None:
+    store = CountingStore()
+    await store.add(ask("a1"))
+    waiters = Waiters(store.get, re_read_s=60.0)
+    waiting = asyncio.create_task(waiters.wait("a1", held=True))
+    await asyncio.sleep(0)
+    record, done = answered_by("a1", "U_ALICE")
+    await store.settle(record, done)
+    waiters.changed("a1")
+    assert await asyncio.wait_for(waiting, WAKE_S) == record
+    assert store.reads == 1
+
+
+async def test_nobody_waiting_on_an_ask_leaves_nothing_behind() -> None:
+    store = MemoryStore()
+    await store.add(ask("a1"))
+    waiters = Waiters(store.get)
+    assert waiters.waiting("a1") == 0
+    waiting = await started(waiters, "a1")
+    waiting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert waiters.waiting() == 0
+
+
+async def test_a_waiter_that_stops_leaves_the_others_on_the_ask_waiting() -> None:
+    store = MemoryStore()
+    await store.add(ask("a1"))
+    waiters = Waiters(store.get)
+    leaving, staying = await started(waiters, "a1"), await started(waiters, "a1")
+    leaving.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await leaving
+    assert waiters.waiting("a1") == 1
+    record, _ = answered_by("a1", "U_ALICE")
+    waiters.settled(record)
+    assert await asyncio.wait_for(staying, WAKE_S) == record
+
+
 async def test_a_change_elsewhere_makes_the_waiter_read_the_ask_again() -> None:
     store = MemoryStore()
     await store.add(ask("a1"))

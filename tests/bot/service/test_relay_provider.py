@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from aiohttp import web
 
 from bot.server import Server
 from provider import (
@@ -144,3 +145,26 @@ async def test_polling_an_unknown_ask_is_ask_failed_naming_the_404(server: Serve
             await relay_provider.poll("nope", wait_seconds=0)
     assert caught.value.code is ErrorCode.ASK_FAILED
     assert caught.value.message == "relay GET /v1/asks/nope: HTTP 404 NOT_FOUND: no ask nope"
+
+
+async def test_a_poll_carries_only_the_headers_the_relay_reads() -> None:
+    # The relay holds a poll open with its headers parsed: none it ignores is sent.
+    seen: list[set[str]] = []
+
+    async def get(request: web.Request) -> web.Response:
+        seen.append(set(request.headers))
+        return web.json_response({"id": request.match_info["id"], "state": "pending"})
+
+    app = web.Application()
+    app.router.add_get("/v1/asks/{id}", get)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    host, port = runner.addresses[0][:2]
+    try:
+        async with RelayProvider(f"http://{host}:{port}", RELAY_TOKEN) as relay_provider:
+            await relay_provider.poll("a1", wait_seconds=0)
+    finally:
+        await runner.cleanup()
+    assert seen == [{"Host", "Authorization", "User-Agent"}]

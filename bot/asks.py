@@ -8,10 +8,12 @@ state, event and error its ending names, wakes the waiters and then shows it in 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Protocol
 
 from provider import (
@@ -58,16 +60,25 @@ Change = Callable[[AskRecord], AskRecord | None]
 @dataclass(eq=False, slots=True)
 class LiveAsk:
     """A pending ask in memory: its record, its layout, and an event set once it settles.
-    Slotted: thousands may be pending at once."""
+    Slotted, and its lock made on first use: thousands may be pending at once."""
 
     record: AskRecord
     layout: AskLayout
     settled: asyncio.Event = field(default_factory=asyncio.Event)
     deciding: bool = False
-    # Held while parts are posted, so a settlement waits for every message it must update.
-    posting: asyncio.Lock = field(default_factory=asyncio.Lock)
     # Taken back from the store after a restart: a part may be posted but not recorded.
     recovering: bool = False
+    # Its post waits in its channel's queue (`post_soon`), holding no task.
+    queued: bool = False
+    _posting: asyncio.Lock | None = None
+
+    @property
+    def posting(self) -> asyncio.Lock:
+        """Held while parts are posted, so a settlement waits for every message it must
+        update (made when first needed: a queued ask has none)."""
+        if self._posting is None:
+            self._posting = asyncio.Lock()
+        return self._posting
 
 
 @dataclass(frozen=True)
@@ -120,7 +131,7 @@ class Asks:
         self._threads = threads
         self._messages = messages
         self._clock: Clock = clock or SystemClock()
-        self._tasks = tasks or Tasks()
+        self._tasks = tasks if tasks is not None else Tasks()  # an empty Tasks is falsy
         self._listener = listener
         self._live: dict[str, LiveAsk] = {}
         self.waiters = waiters or Waiters(store.get)
@@ -270,6 +281,62 @@ class Asks:
         await self._post(live)
         return live.record
 
+    def post_soon(self, ask_id: str) -> None:
+        """Post the ask in the background, in its channel's queue: it holds no task while it
+        waits its turn (10,000 queued asks are 10,000 queue entries). A failure settles it
+        as `ASK_FAILED` (and is logged); nothing to do for an ask posted, queued or ended."""
+        live = self._live.get(ask_id)
+        if live is None or live.queued or live.deciding:
+            return
+        if len(live.record.message_ts) == len(live.layout.parts):
+            return
+        live.queued = True
+        if live.record.channel is not None:
+            self._queue(live)
+        else:
+            self._tasks.spawn(self._place_and_queue(live), name=f"place {ask_id}")
+
+    async def _place_and_queue(self, live: LiveAsk) -> None:
+        # Where the session posts, first (its thread may need a root); then into the queue.
+        try:
+            await self._place(live)
+        except (SlackCallFailed, NoChannel) as failure:
+            live.queued = False
+            with contextlib.suppress(UserQuestionError):
+                await self._posting_ended(live, failure)
+            return
+        if self._live.get(live.record.id) is not live or live.deciding:
+            live.queued = False
+            return
+        self._queue(live)
+
+    def _queue(self, live: LiveAsk) -> None:
+        self._messages.queue_post(live.record, partial(self._post_queued, live), self._tasks.spawn)
+
+    async def _post_queued(self, live: LiveAsk) -> None:
+        # Its turn in the channel has come: the first part goes on it.
+        live.queued = False
+        if self._live.get(live.record.id) is not live or live.deciding:
+            return
+        try:
+            await self._post(live)
+        except UserQuestionError as error:
+            log.warning("ask %s failed: %s", live.record.id, error.message)
+
+    async def _place(self, live: LiveAsk) -> None:
+        """Give the ask the channel and thread of its session (opening the thread)."""
+        record = live.record
+        if record.channel is not None:
+            return
+        where = await self._threads.for_session(
+            record.agent_id, record.agent_name, ask_id=record.id
+        )
+        if live.record.channel is None:
+            live.record = live.record.model_copy(
+                update={"channel": where.channel, "thread_ts": where.thread_ts}
+            )
+            self._file_for_replies(live)
+
     async def recover(self) -> list[AskRecord]:
         """After a restart: take every pending ask back in hand, posting what never was,
         and show the decision of recent asks whose message never got to show it."""
@@ -306,6 +373,11 @@ class Asks:
                 failure = await self._post_parts(live)
         finally:
             await self._store.release(name, self.owner)
+        await self._posting_ended(live, failure)
+
+    async def _posting_ended(
+        self, live: LiveAsk, failure: SlackCallFailed | NoChannel | _Deferred | None
+    ) -> None:
         if failure is None:
             if self._listener is not None and live.record.id in self._live and not live.deciding:
                 self._listener.posted(self, live)
@@ -319,16 +391,8 @@ class Asks:
 
     async def _post_parts(self, live: LiveAsk) -> SlackCallFailed | NoChannel | _Deferred | None:
         try:
+            await self._place(live)
             record = live.record
-            if record.channel is None:
-                where = await self._threads.for_session(
-                    record.agent_id, record.agent_name, ask_id=record.id
-                )
-                record = record.model_copy(
-                    update={"channel": where.channel, "thread_ts": where.thread_ts}
-                )
-                live.record = record
-                self._file_for_replies(live)
             for part in range(len(record.message_ts), len(live.layout.parts)):
                 if live.deciding:
                     return None  # settled while it waited to be posted: nothing more to show

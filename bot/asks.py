@@ -11,9 +11,8 @@ import asyncio
 import contextlib
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Protocol
 
 from provider import (
@@ -81,6 +80,19 @@ class LiveAsk:
         return self._posting
 
 
+class _QueuedPost:
+    """The work of an ask queued in its channel (one per queued ask: two slots)."""
+
+    __slots__ = ("asks", "live")
+
+    def __init__(self, asks: Asks, live: LiveAsk) -> None:
+        self.asks = asks
+        self.live = live
+
+    def __call__(self) -> Awaitable[None]:
+        return self.asks._post_queued(self.live)
+
+
 @dataclass(frozen=True)
 class _Deferred:
     """Posting waits: Slack could not tell us whether the ask was already posted."""
@@ -132,6 +144,7 @@ class Asks:
         self._messages = messages
         self._clock: Clock = clock or SystemClock()
         self._tasks = tasks if tasks is not None else Tasks()  # an empty Tasks is falsy
+        self._spawn = self._tasks.spawn  # one bound method for every queued post
         self._listener = listener
         self._live: dict[str, LiveAsk] = {}
         self.waiters = waiters or Waiters(store.get)
@@ -311,10 +324,11 @@ class Asks:
         self._queue(live)
 
     def _queue(self, live: LiveAsk) -> None:
-        self._messages.queue_post(live.record, partial(self._post_queued, live), self._tasks.spawn)
+        self._messages.queue_post(live.record, _QueuedPost(self, live), self._spawn)
 
     async def _post_queued(self, live: LiveAsk) -> None:
-        # Its turn in the channel has come: the first part goes on it.
+        # Its turn in the channel has come: the first part goes on it. A failure settles
+        # the ask; nobody awaits this work, so it is logged here.
         live.queued = False
         if self._live.get(live.record.id) is not live or live.deciding:
             return
@@ -332,9 +346,7 @@ class Asks:
             record.agent_id, record.agent_name, ask_id=record.id
         )
         if live.record.channel is None:
-            live.record = live.record.model_copy(
-                update={"channel": where.channel, "thread_ts": where.thread_ts}
-            )
+            live.record = live.record.evolve(channel=where.channel, thread_ts=where.thread_ts)
             self._file_for_replies(live)
 
     async def recover(self) -> list[AskRecord]:
@@ -417,11 +429,8 @@ class Asks:
         """Save that part `part` is posted at `ts`; when another replica saved progress
         first, on its record. False if the ask ended meanwhile."""
         for _ in range(ADVANCE_TRIES):
-            record = live.record.model_copy(
-                update={
-                    "message_ts": [*live.record.message_ts, ts],
-                    "version": live.record.version + 1,
-                }
+            record = live.record.evolve(
+                message_ts=[*live.record.message_ts, ts], version=live.record.version + 1
             )
             event = self.event(record, EventKind.POSTED, detail=f"part {part} at {ts}")
             if await self._store.advance(record, event):

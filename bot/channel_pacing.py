@@ -167,8 +167,12 @@ class _Lane:
             elif isinstance(head, _Job):
                 self.reserved = head
                 if head.spawn(self._hold(head)) is None:
-                    self.reserved = None  # shutting down: the work is not done (nor lost)
+                    # Shutting down: no queued work starts now (what it was for is not
+                    # lost: pending asks are taken back from the store at the next start).
+                    self.reserved = None
                     self.busy = False
+                    self.waiting = [place for place in self.waiting if not isinstance(place, _Job)]
+                    heapq.heapify(self.waiting)
 
     async def _hold(self, job: _Job) -> None:
         _holding.set(job)

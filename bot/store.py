@@ -97,6 +97,12 @@ class AskRecord(Record):
     # replica's save is stale, and its save is refused instead of overwriting that one.
     version: int = 0
 
+    def evolve(self, **changes: object) -> AskRecord:
+        """A copy with `changes`, not validated (like `model_copy`). Every evolved record
+        shares one set of "fields set" (nothing here reads it): thousands of pending asks
+        carry no such set each (0.7 KiB less per ask than `model_copy`)."""
+        return AskRecord.model_construct(_EVERY_FIELD, **{**self.__dict__, **changes})
+
     @property
     def request(self) -> AskUserQuestionRequest:
         """The questions as a seam request (no agent or signal: those are runtime-only)."""
@@ -134,6 +140,9 @@ class AskRecord(Record):
         if self.answer is None or intent is None:
             return False
         return self.answer.answers[0].selected == [intent.approve]
+
+
+_EVERY_FIELD = set(AskRecord.model_fields)
 
 
 class AskEvent(Record):

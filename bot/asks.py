@@ -37,6 +37,7 @@ from .store import (
     EventKind,
     Lease,
     ThreadRef,
+    compact_questions,
 )
 from .tasks import Tasks
 from .threads import NoChannel, Threads
@@ -237,8 +238,10 @@ class Asks:
         """Store the ask without posting it (stored before shown). A request Slack cannot
         show is refused here, stored nowhere; a known idempotency key returns its ask.
         The flag says whether this call created the ask."""
+        # Kept while the ask is pending, by its record and its layout: compact.
+        questions = AskUserQuestionRequest(questions=compact_questions(request.questions))
         try:
-            layout = lay_out(request)
+            layout = lay_out(questions)
         except Unshowable as error:
             raise UserQuestionError(
                 ErrorCode.ASK_FAILED, f"Slack cannot show this ask: {error}", cause=error
@@ -247,7 +250,7 @@ class Asks:
         record, created = await self._store.add(
             AskRecord(
                 id=ask_id or new_ask_id(),
-                questions=request.questions,
+                questions=questions.questions,
                 created_at=self._clock.now(),
                 agent_id=agent_id,
                 agent_name=agent_name,
@@ -327,15 +330,13 @@ class Asks:
         self._messages.queue_post(live.record, _QueuedPost(self, live), self._spawn)
 
     async def _post_queued(self, live: LiveAsk) -> None:
-        # Its turn in the channel has come: the first part goes on it. A failure settles
-        # the ask; nobody awaits this work, so it is logged here.
+        # Its turn in the channel has come: the first part goes on it. Nobody awaits this
+        # work: a failure settles the ask as failed, and that is logged with its ending.
         live.queued = False
         if self._live.get(live.record.id) is not live or live.deciding:
             return
-        try:
+        with contextlib.suppress(UserQuestionError):
             await self._post(live)
-        except UserQuestionError as error:
-            log.warning("ask %s failed: %s", live.record.id, error.message)
 
     async def _place(self, live: LiveAsk) -> None:
         """Give the ask the channel and thread of its session (opening the thread)."""

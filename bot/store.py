@@ -16,6 +16,7 @@ from provider import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
+    AskUserQuestionOption,
     AskUserQuestionRequest,
     PlanReviewIntent,
 )
@@ -143,6 +144,29 @@ class AskRecord(Record):
 
 
 _EVERY_FIELD = set(AskRecord.model_fields)
+_QUESTION_FIELDS = set(AskUserQuestionItem.model_fields)
+_OPTION_FIELDS = set(AskUserQuestionOption.model_fields)
+
+
+def compact_questions(questions: list[AskUserQuestionItem]) -> list[AskUserQuestionItem]:
+    """The same (validated) questions, rebuilt so that every question and option shares
+    its class's one "fields set" (nothing here reads it): a pending ask's questions then
+    carry no set per model (0.2 KiB each)."""
+    return [
+        AskUserQuestionItem.model_construct(
+            _QUESTION_FIELDS,
+            **{
+                **question.__dict__,
+                "options": None
+                if question.options is None
+                else [
+                    AskUserQuestionOption.model_construct(_OPTION_FIELDS, **option.__dict__)
+                    for option in question.options
+                ],
+            },
+        )
+        for question in questions
+    ]
 
 
 class AskEvent(Record):

@@ -522,8 +522,8 @@ class Asks:
         for record in pending.values():
             self._take(record)
             held = self._live.get(record.id)
-            if held is None or held.deciding:
-                continue
+            if held is None or held.deciding or held.queued:
+                continue  # (a queued ask is posted on its turn in its channel)
             if record.version > held.record.version:
                 held.record = record
             if len(held.record.message_ts) < len(held.layout.parts):

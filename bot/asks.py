@@ -60,7 +60,7 @@ Change = Callable[[AskRecord], AskRecord | None]
 @dataclass(eq=False, slots=True)
 class LiveAsk:
     """A pending ask in memory: its record, its layout, and an event set once it settles.
-    Slotted, and its lock made on first use: thousands may be pending at once."""
+    Slotted: thousands may be pending at once."""
 
     record: AskRecord
     layout: AskLayout

@@ -11,7 +11,7 @@ from slack_sdk.models.views import View
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
-from .channel_pacing import ChannelPosts, Dropped, Turn
+from .channel_pacing import ChannelPosts, Dropped, Spawn, Turn, Work
 from .clock import Clock
 from .render import (
     AskLayout,
@@ -218,6 +218,14 @@ class AskMessages:
             log.exception("could not update the message of ask %s part %s", record.id, part)
             return False
         return True
+
+    def queue_post(self, record: AskRecord, work: Work, spawn: Spawn) -> None:
+        """Queue `work` (which posts the ask) in the ask's channel with no task of its own:
+        it starts when the ask's turn comes, and its first post goes on that turn."""
+        assert record.channel is not None
+        self.posts.pacing.queue(
+            record.channel, Turn.POST, work, spawn=spawn, key=record.id, order=record.created_at
+        )
 
     def drop_queued(self, record: AskRecord) -> None:
         """Take the ask's waiting posts out of its channel's queue (it was settled)."""

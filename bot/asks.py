@@ -8,9 +8,10 @@ state, event and error its ending names, wakes the waiters and then shows it in 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -36,6 +37,7 @@ from .store import (
     EventKind,
     Lease,
     ThreadRef,
+    compact_questions,
 )
 from .tasks import Tasks
 from .threads import NoChannel, Threads
@@ -63,10 +65,32 @@ class LiveAsk:
     record: AskRecord
     layout: AskLayout
     deciding: bool = False
-    # Held while parts are posted, so a settlement waits for every message it must update.
-    posting: asyncio.Lock = field(default_factory=asyncio.Lock)
     # Taken back from the store after a restart: a part may be posted but not recorded.
     recovering: bool = False
+    # Its post waits in its channel's queue (`post_soon`), holding no task.
+    queued: bool = False
+    _posting: asyncio.Lock | None = None
+
+    @property
+    def posting(self) -> asyncio.Lock:
+        """Held while parts are posted, so a settlement waits for every message it must
+        update (made when first needed: a queued ask has none)."""
+        if self._posting is None:
+            self._posting = asyncio.Lock()
+        return self._posting
+
+
+class _QueuedPost:
+    """The work of an ask queued in its channel (one per queued ask: two slots)."""
+
+    __slots__ = ("asks", "live")
+
+    def __init__(self, asks: Asks, live: LiveAsk) -> None:
+        self.asks = asks
+        self.live = live
+
+    def __call__(self) -> Awaitable[None]:
+        return self.asks._post_queued(self.live)
 
 
 @dataclass(frozen=True)
@@ -119,7 +143,8 @@ class Asks:
         self._threads = threads
         self._messages = messages
         self._clock: Clock = clock or SystemClock()
-        self._tasks = tasks or Tasks()
+        self._tasks = tasks if tasks is not None else Tasks()  # an empty Tasks is falsy
+        self._spawn = self._tasks.spawn  # one bound method for every queued post
         self._listener = listener
         self._live: dict[str, LiveAsk] = {}
         self.waiters = waiters or Waiters(store.get)
@@ -212,8 +237,10 @@ class Asks:
         """Store the ask without posting it (stored before shown). A request Slack cannot
         show is refused here, stored nowhere; a known idempotency key returns its ask.
         The flag says whether this call created the ask."""
+        # Kept while the ask is pending, by its record and its layout: compact.
+        questions = AskUserQuestionRequest(questions=compact_questions(request.questions))
         try:
-            layout = lay_out(request)
+            layout = lay_out(questions)
         except Unshowable as error:
             raise UserQuestionError(
                 ErrorCode.ASK_FAILED, f"Slack cannot show this ask: {error}", cause=error
@@ -222,7 +249,7 @@ class Asks:
         record, created = await self._store.add(
             AskRecord(
                 id=ask_id or new_ask_id(),
-                questions=request.questions,
+                questions=questions.questions,
                 created_at=self._clock.now(),
                 agent_id=agent_id,
                 agent_name=agent_name,
@@ -269,6 +296,59 @@ class Asks:
         await self._post(live)
         return live.record
 
+    def post_soon(self, ask_id: str) -> None:
+        """Post the ask in the background, in its channel's queue: it holds no task while it
+        waits its turn (10,000 queued asks are 10,000 queue entries). A failure settles it
+        as `ASK_FAILED` (and is logged); nothing to do for an ask posted, queued or ended."""
+        live = self._live.get(ask_id)
+        if live is None or live.queued or live.deciding:
+            return
+        if len(live.record.message_ts) == len(live.layout.parts):
+            return
+        live.queued = True
+        if live.record.channel is not None:
+            self._queue(live)
+        else:
+            self._tasks.spawn(self._place_and_queue(live), name=f"place {ask_id}")
+
+    async def _place_and_queue(self, live: LiveAsk) -> None:
+        # Where the session posts, first (its thread may need a root); then into the queue.
+        try:
+            await self._place(live)
+        except (SlackCallFailed, NoChannel) as failure:
+            live.queued = False
+            with contextlib.suppress(UserQuestionError):
+                await self._posting_ended(live, failure)
+            return
+        if self._live.get(live.record.id) is not live or live.deciding:
+            live.queued = False
+            return
+        self._queue(live)
+
+    def _queue(self, live: LiveAsk) -> None:
+        self._messages.queue_post(live.record, _QueuedPost(self, live), self._spawn)
+
+    async def _post_queued(self, live: LiveAsk) -> None:
+        # Its turn in the channel has come: the first part goes on it. Nobody awaits this
+        # work: a failure settles the ask as failed, and that is logged with its ending.
+        live.queued = False
+        if self._live.get(live.record.id) is not live or live.deciding:
+            return
+        with contextlib.suppress(UserQuestionError):
+            await self._post(live)
+
+    async def _place(self, live: LiveAsk) -> None:
+        """Give the ask the channel and thread of its session (opening the thread)."""
+        record = live.record
+        if record.channel is not None:
+            return
+        where = await self._threads.for_session(
+            record.agent_id, record.agent_name, ask_id=record.id
+        )
+        if live.record.channel is None:
+            live.record = live.record.evolve(channel=where.channel, thread_ts=where.thread_ts)
+            self._file_for_replies(live)
+
     async def recover(self) -> list[AskRecord]:
         """After a restart: take every pending ask back in hand, posting what never was,
         and show the decision of recent asks whose message never got to show it."""
@@ -305,6 +385,11 @@ class Asks:
                 failure = await self._post_parts(live)
         finally:
             await self._store.release(name, self.owner)
+        await self._posting_ended(live, failure)
+
+    async def _posting_ended(
+        self, live: LiveAsk, failure: SlackCallFailed | NoChannel | _Deferred | None
+    ) -> None:
         if failure is None:
             if self._listener is not None and live.record.id in self._live and not live.deciding:
                 self._listener.posted(self, live)
@@ -318,16 +403,8 @@ class Asks:
 
     async def _post_parts(self, live: LiveAsk) -> SlackCallFailed | NoChannel | _Deferred | None:
         try:
+            await self._place(live)
             record = live.record
-            if record.channel is None:
-                where = await self._threads.for_session(
-                    record.agent_id, record.agent_name, ask_id=record.id
-                )
-                record = record.model_copy(
-                    update={"channel": where.channel, "thread_ts": where.thread_ts}
-                )
-                live.record = record
-                self._file_for_replies(live)
             for part in range(len(record.message_ts), len(live.layout.parts)):
                 if live.deciding:
                     return None  # settled while it waited to be posted: nothing more to show
@@ -352,11 +429,8 @@ class Asks:
         """Save that part `part` is posted at `ts`; when another replica saved progress
         first, on its record. False if the ask ended meanwhile."""
         for _ in range(ADVANCE_TRIES):
-            record = live.record.model_copy(
-                update={
-                    "message_ts": [*live.record.message_ts, ts],
-                    "version": live.record.version + 1,
-                }
+            record = live.record.evolve(
+                message_ts=[*live.record.message_ts, ts], version=live.record.version + 1
             )
             event = self.event(record, EventKind.POSTED, detail=f"part {part} at {ts}")
             if await self._store.advance(record, event):
@@ -448,8 +522,8 @@ class Asks:
         for record in pending.values():
             self._take(record)
             held = self._live.get(record.id)
-            if held is None or held.deciding:
-                continue
+            if held is None or held.deciding or held.queued:
+                continue  # (a queued ask is posted on its turn in its channel)
             if record.version > held.record.version:
                 held.record = record
             if len(held.record.message_ts) < len(held.layout.parts):

@@ -16,16 +16,21 @@ When a channel is saturated, the turn goes (then first come, first served):
 3. `POST` — ask parts and reminders, oldest first: an ask's parts go in the order the asks
    were made (its creation time), whatever order their posting tasks reach the lane in.
 An ask settled while its post waits (a withdrawal) leaves the queue without being posted.
+
+A call waits either in its own task (`send`) or as queued work with no task (`queue`): an
+entry in the lane's heap, given a task only when its turn comes, its first call then
+made on that turn. The relay queues its asks so: 10,000 asks waiting in a channel are
+10,000 small entries, not 10,000 suspended coroutines.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import heapq
 import itertools
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Coroutine
 from enum import IntEnum
 from typing import Any, TypeVar
 
@@ -37,6 +42,9 @@ from slack_sdk.web.async_slack_response import AsyncSlackResponse
 from .slack_watch import WatchedWebClient
 
 T = TypeVar("T")
+# Work queued in a lane, and how a task is started for it (None: it could not be).
+Work = Callable[[], Awaitable[None]]
+Spawn = Callable[[Coroutine[Any, Any, None]], object | None]
 
 # The shortest pause after a 429, whatever `Retry-After` says: "0" must not become a busy loop.
 MIN_PAUSE = 0.01
@@ -68,41 +76,120 @@ def retry_after(error: SlackApiError) -> float | None:
         return 1.0
 
 
-@dataclass(order=True)
-class _Waiter:
-    turn: Turn
-    order: float
-    seq: int
-    key: str | None = field(compare=False)
-    granted: asyncio.Future[bool] = field(compare=False)
+class _Place:
+    """A place in a lane's queue: its turn, then its order, then first come."""
+
+    __slots__ = ("key", "order", "seq", "turn")
+
+    def __init__(self, turn: Turn, order: float, seq: int, key: str | None) -> None:
+        self.turn = turn
+        self.order = order
+        self.seq = seq
+        self.key = key
+
+    def __lt__(self, other: _Place) -> bool:
+        return (self.turn, self.order, self.seq) < (other.turn, other.order, other.seq)
+
+    @property
+    def gone(self) -> bool:
+        """Dropped (or cancelled) before its turn came."""
+        raise NotImplementedError
+
+
+class _Waiter(_Place):
+    """A call waiting in its own task: its future says when the turn has come."""
+
+    __slots__ = ("granted",)
+
+    def __init__(
+        self, turn: Turn, order: float, seq: int, key: str | None, granted: asyncio.Future[bool]
+    ) -> None:
+        super().__init__(turn, order, seq, key)
+        self.granted = granted
+
+    @property
+    def gone(self) -> bool:
+        return self.granted.done()
+
+
+class _Job(_Place):
+    """Work waiting with no task of its own: a task is started for it when its turn comes.
+    Thousands of asks queued in one channel are thousands of these, not of tasks."""
+
+    __slots__ = ("dropped", "spawn", "work")
+
+    def __init__(
+        self, turn: Turn, order: float, seq: int, key: str | None, work: Work, spawn: Spawn
+    ) -> None:
+        super().__init__(turn, order, seq, key)
+        self.work = work
+        self.spawn = spawn
+        self.dropped = False
+
+    @property
+    def gone(self) -> bool:
+        return self.dropped
+
+
+# The job whose turn the running task holds (set in the job's own task, so only calls
+# made by that work use the turn).
+_holding: contextvars.ContextVar[_Job | None] = contextvars.ContextVar("holding", default=None)
 
 
 class _Lane:
     """One channel: who waits, whether a call is in flight, until when posts are held."""
 
     def __init__(self) -> None:
-        self.waiting: list[_Waiter] = []
+        self.waiting: list[_Place] = []
         self.busy = False
         self.posts_held_until = 0.0
         self.timer: asyncio.TimerHandle | None = None
+        # A job whose turn has come, until its work makes its call or ends without one.
+        self.reserved: _Job | None = None
 
     def grant(self) -> None:
         """Let the first waiter whose turn has come go, if nothing is in flight."""
-        if self.busy:
-            return
-        while self.waiting and self.waiting[0].granted.done():
-            heapq.heappop(self.waiting)  # dropped or cancelled
-        if not self.waiting:
-            return
-        loop = asyncio.get_running_loop()
-        head = self.waiting[0]
-        if head.turn is not Turn.CLOSE and loop.time() < self.posts_held_until:
-            if self.timer is None:
-                self.timer = loop.call_at(self.posts_held_until, self._wake)
-            return
-        heapq.heappop(self.waiting)
-        self.busy = True
-        head.granted.set_result(True)
+        while not self.busy:
+            while self.waiting and self.waiting[0].gone:
+                heapq.heappop(self.waiting)  # dropped or cancelled
+            if not self.waiting:
+                return
+            loop = asyncio.get_running_loop()
+            head = self.waiting[0]
+            if head.turn is not Turn.CLOSE and loop.time() < self.posts_held_until:
+                if self.timer is None:
+                    self.timer = loop.call_at(self.posts_held_until, self._wake)
+                return
+            heapq.heappop(self.waiting)
+            self.busy = True
+            if isinstance(head, _Waiter):
+                head.granted.set_result(True)
+            elif isinstance(head, _Job):
+                self.reserved = head
+                if head.spawn(self._hold(head)) is None:
+                    # Shutting down: no queued work starts now (what it was for is not
+                    # lost: pending asks are taken back from the store at the next start).
+                    self.reserved = None
+                    self.busy = False
+                    self.waiting = [place for place in self.waiting if not isinstance(place, _Job)]
+                    heapq.heapify(self.waiting)
+
+    async def _hold(self, job: _Job) -> None:
+        _holding.set(job)
+        try:
+            await job.work()
+        finally:
+            if self.reserved is job:  # it ended without making its call: pass the turn on
+                self.reserved = None
+                self.release()
+
+    def take_reserved(self) -> bool:
+        """Whether the calling task holds this lane's turn as its job's (it is used now)."""
+        job = _holding.get()
+        if job is None or self.reserved is not job:
+            return False
+        self.reserved = None
+        return True
 
     def _wake(self) -> None:
         self.timer = None
@@ -123,7 +210,7 @@ class ChannelPacing:
     def queued(self, channel: str) -> int:
         """How many calls wait their turn in `channel` (not counting the one in flight)."""
         lane = self._lanes.get(channel)
-        return sum(not w.granted.done() for w in lane.waiting) if lane else 0
+        return sum(not place.gone for place in lane.waiting) if lane else 0
 
     async def send(
         self,
@@ -139,8 +226,11 @@ class ChannelPacing:
         passed. `Dropped` if `drop(channel, key)` took it out first."""
         lane = self._lanes.setdefault(channel, _Lane())
         place = (time.time() if order is None else order, next(self._seq))
+        on_turn = lane.take_reserved()  # a queued job's work, making its call on its turn
         while True:
-            await self._acquire(lane, _Waiter(turn, *place, key, _future()))  # keeps its place
+            if not on_turn:
+                await self._acquire(lane, _Waiter(turn, *place, key, _future()))  # keeps its place
+            on_turn = False
             try:
                 return await call()
             except SlackApiError as error:
@@ -155,14 +245,38 @@ class ChannelPacing:
             finally:
                 lane.release()
 
+    def queue(
+        self,
+        channel: str,
+        turn: Turn,
+        work: Work,
+        *,
+        spawn: Spawn,
+        key: str | None = None,
+        order: float | None = None,
+    ) -> None:
+        """Queue `work` in `channel` like a call of `send`, but holding no task while it
+        waits: when its turn comes a task is started for it (`spawn`), and the first call
+        it sends in `channel` goes at once, on that turn. A turn its work does not use
+        passes on when the work ends. `drop(channel, key)` takes it out unstarted."""
+        lane = self._lanes.setdefault(channel, _Lane())
+        place = (time.time() if order is None else order, next(self._seq))
+        heapq.heappush(lane.waiting, _Job(turn, *place, key, work, spawn))
+        lane.grant()
+
     def drop(self, channel: str | None, key: str) -> None:
-        """Take `key`'s waiting calls out of `channel`'s queue (they raise `Dropped`)."""
+        """Take `key`'s waiting calls out of `channel`'s queue (they raise `Dropped`) and
+        its queued work (never started)."""
         lane = self._lanes.get(channel) if channel is not None else None
         if lane is None:
             return
-        for waiter in lane.waiting:
-            if waiter.key == key and not waiter.granted.done():
-                waiter.granted.set_result(False)
+        for place in lane.waiting:
+            if place.key != key or place.gone:
+                continue
+            if isinstance(place, _Waiter):
+                place.granted.set_result(False)
+            elif isinstance(place, _Job):
+                place.dropped = True
         lane.grant()
 
     async def _acquire(self, lane: _Lane, waiter: _Waiter) -> None:

@@ -191,15 +191,10 @@ class RelayServer:
                 "with a different body; use a new key for a new ask",
             )
         if record.state is AskState.PENDING:
-            # Answered 201 once stored; posting follows (and is retried on restart).
-            self._tasks.spawn(self._post(record.id), name=f"post {record.id}")
+            # Answered 201 once stored; posting follows in its channel's queue (and is
+            # retried on restart).
+            self._asks.post_soon(record.id)
         return web.json_response(view_of(record).to_wire(), status=201 if created else 200)
-
-    async def _post(self, ask_id: str) -> None:
-        try:
-            await self._asks.post(ask_id)
-        except UserQuestionError as error:
-            log.warning("relay ask %s failed: %s", ask_id, error.message)
 
     async def _get(self, request: web.Request) -> web.Response:
         if (refused := self._refusal(request)) is not None:

@@ -16,6 +16,7 @@ from provider import (
     AskUserQuestionAnswer,
     AskUserQuestionAnswerItem,
     AskUserQuestionItem,
+    AskUserQuestionOption,
     AskUserQuestionRequest,
     PlanReviewIntent,
 )
@@ -97,6 +98,12 @@ class AskRecord(Record):
     # replica's save is stale, and its save is refused instead of overwriting that one.
     version: int = 0
 
+    def evolve(self, **changes: object) -> AskRecord:
+        """A copy with `changes`, not validated (like `model_copy`). Every evolved record
+        shares one set of "fields set" (nothing here reads it): thousands of pending asks
+        carry no such set each (0.7 KiB less per ask than `model_copy`)."""
+        return AskRecord.model_construct(_EVERY_FIELD, **{**self.__dict__, **changes})
+
     @property
     def request(self) -> AskUserQuestionRequest:
         """The questions as a seam request (no agent or signal: those are runtime-only)."""
@@ -134,6 +141,32 @@ class AskRecord(Record):
         if self.answer is None or intent is None:
             return False
         return self.answer.answers[0].selected == [intent.approve]
+
+
+_EVERY_FIELD = set(AskRecord.model_fields)
+_QUESTION_FIELDS = set(AskUserQuestionItem.model_fields)
+_OPTION_FIELDS = set(AskUserQuestionOption.model_fields)
+
+
+def compact_questions(questions: list[AskUserQuestionItem]) -> list[AskUserQuestionItem]:
+    """The same (validated) questions, rebuilt so that every question and option shares
+    its class's one "fields set" (nothing here reads it): a pending ask's questions then
+    carry no set per model (0.2 KiB each)."""
+    return [
+        AskUserQuestionItem.model_construct(
+            _QUESTION_FIELDS,
+            **{
+                **question.__dict__,
+                "options": None
+                if question.options is None
+                else [
+                    AskUserQuestionOption.model_construct(_OPTION_FIELDS, **option.__dict__)
+                    for option in question.options
+                ],
+            },
+        )
+        for question in questions
+    ]
 
 
 class AskEvent(Record):

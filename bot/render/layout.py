@@ -7,6 +7,7 @@ posted, never discovered as an `invalid_blocks`.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import count
@@ -67,7 +68,7 @@ def has_heading(question: AskUserQuestionItem) -> bool:
     return bool(question.header or question.detail) or needs_details(question)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class QuestionLayout:
     """One question, where it sits in the request, and how it is answered."""
 
@@ -88,7 +89,7 @@ class QuestionLayout:
         return heading + 1 + int(self.has_options) + int(self.skippable)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Part:
     """The questions one message (and its form) holds."""
 
@@ -96,7 +97,7 @@ class Part:
     questions: tuple[QuestionLayout, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AskLayout:
     """The whole ask: a one-click question, or form parts answered with Submit."""
 
@@ -199,5 +200,5 @@ def _aux_prefix(request: AskUserQuestionRequest) -> str:
     for n in count():
         prefix = f"sq{n or ''}~"
         if not any(i.startswith(prefix) for i in ids):
-            return prefix
+            return sys.intern(prefix)  # one string for every ask pending with this prefix
     raise AssertionError("unreachable")  # pragma: no cover

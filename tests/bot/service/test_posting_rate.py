@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 import aiohttp
@@ -78,3 +79,27 @@ async def test_an_ask_still_queued_shows_queued_to_the_agent_and_withdraws_unpos
     )
     texts = [m.text for m in emu.channel_messages(CHANNEL)]
     assert len(texts) == 1, "only the first ask got its turn; the withdrawn one never will"
+
+
+async def test_a_thousand_asks_queued_in_one_channel_hold_no_task_each(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    emu.limit_posting(PostingRate(per_second=0.5, burst=1))
+    gate = asyncio.Semaphore(8)
+
+    async def ask() -> str:
+        async with gate:
+            status, body = await relay(
+                http, "POST", f"{server.url}/v1/asks", json={"questions": [QUESTION]}
+            )
+        assert status == 201
+        return str(body["id"])
+
+    ids = await asyncio.gather(*(ask() for _ in range(1000)))
+    # A few asks are posted; the others wait their turn as queue entries: the work in
+    # flight (one post waiting out Slack's 429) and the status line are all that run.
+    await emu.wait_for(lambda: len(server.provider.tasks) <= 2, what="placing done")
+    assert len(asyncio.all_tasks()) < 50
+    assert len(emu.channel_messages(CHANNEL)) < 100
+    _, last = await relay(http, "GET", f"{server.url}/v1/asks/{ids[-1]}")
+    assert last == {"id": ids[-1], "state": "pending", "detail": "queued"}

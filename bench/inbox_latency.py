@@ -1,8 +1,9 @@
 """Ack latency with the durable inbox beside the bare Bolt ack, on one emulator, interleaved.
 
 Two app processes run at once: the bare Bolt app (one listener that acks) and the full
-provider on a SQLite store, whose click listener commits the click's inbox row before it
-acks (bot/inbox.py). Each round clicks both, in alternating order, so drift on this noisy
+provider on a SQLite store, whose click listener commits before it acks: the click's inbox
+row (bot/inbox.py), or, for a one-click answer it can decide on the spot (this bench's
+click, since issue 13), the ask's settlement itself, which keeps the click as durably. Each round clicks both, in alternating order, so drift on this noisy
 machine hits both alike. The ack round trip is measured where Slack measures it: from the
 emulator sending the signed request to its reading the ack.
 
@@ -126,9 +127,9 @@ async def main(rounds: int) -> None:
     b, i = summarise(bare), summarise(inbox)
     print(f"{rounds} interleaved rounds (after {WARM_UP} warm-up), {time.time() - started:.0f} s")
     print(f"ack round trip, bare Bolt:              {b}")
-    print(f"ack round trip, provider + SQLite inbox: {i}")
+    print(f"ack round trip, provider + SQLite write: {i}")
     print(
-        f"inbox over bare: median {i.median_ms - b.median_ms:+.2f} ms, "
+        f"durable write over bare: median {i.median_ms - b.median_ms:+.2f} ms, "
         f"p95 {i.p95_ms - b.p95_ms:+.2f} ms"
     )
     print(f"the inbox write alone (SQLite commit):   {writes}")

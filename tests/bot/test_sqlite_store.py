@@ -1,4 +1,5 @@
-"""What only the SQLite store promises: restarts, crashes, one worker thread, clear errors."""
+"""What only the SQLite store promises: restarts, crashes, one worker thread (the click
+path's commits aside), clear errors."""
 
 from __future__ import annotations
 
@@ -17,7 +18,15 @@ import pytest
 
 from bot.outcomes import Verdict
 from bot.sqlite_store import MIGRATIONS, SCHEMA_VERSION, SqliteStore, StoreError, migrate
-from bot.store import AskEvent, AskRecord, AskState, EventKind, ThreadRef
+from bot.store import (
+    AskEvent,
+    AskRecord,
+    AskState,
+    EventKind,
+    InboxItem,
+    InboxKind,
+    ThreadRef,
+)
 from provider import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionItem
 
 REPO = Path(__file__).resolve().parents[2]
@@ -88,7 +97,15 @@ async def test_asks_events_and_threads_survive_close_and_reopen(db: Path) -> Non
 CHILD = """
 import asyncio, os, signal, sqlite3, sys
 from bot.sqlite_store import SqliteStore
-from bot.store import AskEvent, AskRecord, AskState, EventKind, ThreadRef
+from bot.store import (
+    AskEvent,
+    AskRecord,
+    AskState,
+    EventKind,
+    InboxItem,
+    InboxKind,
+    ThreadRef,
+)
 
 async def main() -> None:
     store = await SqliteStore.open(sys.argv[1])
@@ -208,21 +225,25 @@ async def test_stores_opened_at_once_on_a_new_file_all_start(tmp_path: Path) -> 
         assert scalar(db, "PRAGMA journal_mode") == "wal"
 
 
-async def test_every_sqlite_call_runs_on_one_worker_thread_not_the_loops(
-    db: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    seen: list[int] = []
+Traced = list[tuple[int, str]]
+
+
+@pytest.fixture
+def traced(monkeypatch: pytest.MonkeyPatch) -> Traced:
+    """(thread, statement) of every statement of every connection the store opens, and of
+    their opening ("open") and closing ("close")."""
+    seen: Traced = []
 
     class Watched(sqlite3.Connection):
-        """Notes the thread of its opening, of every statement, and of its closing."""
-
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            seen.append(threading.get_ident())
-            self.set_trace_callback(lambda _statement: seen.append(threading.get_ident()))
+            seen.append((threading.get_ident(), "open"))
+            self.set_trace_callback(
+                lambda statement: seen.append((threading.get_ident(), statement))
+            )
 
         def close(self) -> None:
-            seen.append(threading.get_ident())
+            seen.append((threading.get_ident(), "close"))
             super().close()
 
     connect = sqlite3.connect
@@ -231,6 +252,12 @@ async def test_every_sqlite_call_runs_on_one_worker_thread_not_the_loops(
         return connect(database, factory=Watched, **kwargs)
 
     monkeypatch.setattr(sqlite3, "connect", watched_connect)
+    return seen
+
+
+async def test_every_sqlite_call_but_the_click_paths_runs_on_one_worker_thread_not_the_loops(
+    db: Path, traced: Traced
+) -> None:
     store = await SqliteStore.open(db)
     await store.add(ask("a1"))
     await store.get("a1")
@@ -242,9 +269,62 @@ async def test_every_sqlite_call_runs_on_one_worker_thread_not_the_loops(
     await store.set_thread("s", ThreadRef(channel="C1"))
     await store.thread("s")
     await store.close()
-    assert len(seen) > 20
-    assert len(set(seen)) == 1
-    assert threading.get_ident() not in seen
+    threads = {thread for thread, _ in traced}
+    assert len(traced) > 20
+    assert len(threads) == 1
+    assert threading.get_ident() not in threads
+
+
+async def test_a_settle_and_an_inbox_row_commit_on_the_loop_without_a_hop_to_the_worker(
+    db: Path, traced: Traced
+) -> None:
+    async with SqliteStore(db) as store:
+        await store.add(ask("a1"))
+        traced.clear()
+        assert await store.settle(*answered("a1", "U_ALICE")) is True
+        await store.inbox_add(inbox_item("i1"))
+    on_loop = [statement for thread, statement in traced if thread == threading.get_ident()]
+    assert [s.split()[0] for s in on_loop] == ["BEGIN", "UPDATE", "INSERT", "COMMIT", "INSERT"]
+    assert scalar(db, "SELECT state FROM asks WHERE id = 'a1'") == "answered"
+    assert scalar(db, "SELECT count(*) FROM inbox") == 1
+
+
+async def test_a_settle_waits_on_the_worker_when_another_writer_holds_the_file(
+    db: Path, traced: Traced
+) -> None:
+    async with SqliteStore(db) as store:
+        await store.add(ask("a1"))
+        with raw(db) as other:
+            other.execute("BEGIN IMMEDIATE")  # another process mid-write
+            traced.clear()
+            settling = asyncio.ensure_future(store.settle(*answered("a1", "U_ALICE")))
+            await asyncio.sleep(0)  # it tries the loop's connection, finds the file busy
+            assert not settling.done()
+            other.execute("COMMIT")
+        assert await settling is True
+    updates = {thread for thread, statement in traced if statement.startswith("UPDATE")}
+    assert updates
+    assert threading.get_ident() not in updates
+    assert scalar(db, "SELECT state FROM asks WHERE id = 'a1'") == "answered"
+
+
+async def test_the_loops_connection_never_checkpoints_nor_waits_for_a_lock(
+    store: SqliteStore,
+) -> None:
+    inline = store._inline
+    assert inline is not None
+    assert inline.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    assert inline.execute("PRAGMA busy_timeout").fetchone()[0] == 0
+
+
+def answered(ask_id: str, who: str) -> tuple[AskRecord, AskEvent]:
+    answer = AskUserQuestionAnswer(answers=[AskUserQuestionAnswerItem(id="name", custom=who)])
+    record = ask(ask_id, state=AskState.ANSWERED, verdict=Verdict.ANSWERED, answer=answer)
+    return record, AskEvent(ask_id=ask_id, at=1010.0, kind=EventKind.ANSWERED, actor=who)
+
+
+def inbox_item(item_id: str) -> InboxItem:
+    return InboxItem(id=item_id, received_at=1.0, kind=InboxKind.BLOCK_ACTIONS, body="payload={}")
 
 
 # --- errors --------------------------------------------------------------------------------

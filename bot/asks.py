@@ -350,19 +350,30 @@ class Asks:
             self._file_for_replies(live)
 
     async def recover(self) -> list[AskRecord]:
-        """After a restart: take every pending ask back in hand, posting what never was,
-        and show the decision of recent asks whose message never got to show it."""
+        """After a restart: take every pending ask back in hand, and show the decision of
+        recent asks whose message never got to show it. What was never posted is queued in
+        its channel (`post_soon`: in creation order, each under its posting lease when its
+        turn comes): this returns once the asks are in hand, without waiting for Slack's
+        posting rate (1,000 unposted asks in one channel take ~17 minutes to post)."""
         for record in await self._store.recent(limit=RESHOW_RECENT):
             if record.settled and not record.shown and record.message_ts:
                 await self.show(LiveAsk(record, lay_out(record.request)))
         resumed = []
         for record in await self._store.pending():
             self._take(record)
-            try:
-                resumed.append(await self.post(record.id))
-            except UserQuestionError:
-                log.exception("ask %s could not be posted after the restart", record.id)
+            live = self._live.get(record.id)
+            if live is not None:
+                resumed.append(live.record)
+                self._resume(live)
         return resumed
+
+    def _resume(self, live: LiveAsk) -> None:
+        # An ask taken in hand: what is not posted yet is queued; a fully posted one is
+        # told to the listener (its deadlines start again).
+        if len(live.record.message_ts) < len(live.layout.parts):
+            self.post_soon(live.record.id)
+        elif self._listener is not None and not live.deciding:
+            self._listener.posted(self, live)
 
     def _take(self, record: AskRecord) -> None:
         if not record.settled and record.id not in self._live:
@@ -382,10 +393,23 @@ class Asks:
             async with live.posting:
                 if lease.lapsed is not None:
                     live.recovering = True  # its holder died: a part may be in Slack already
+                if self._shared and not await self._catch_up(live):
+                    return  # it ended elsewhere while it waited
                 failure = await self._post_parts(live)
         finally:
             await self._store.release(name, self.owner)
         await self._posting_ended(live, failure)
+
+    async def _catch_up(self, live: LiveAsk) -> bool:
+        """Read the ask again before deciding which parts remain: while this copy waited
+        its turn, another replica may have posted and recorded parts (and released the
+        lease). False if it ended elsewhere. A place given here and not yet saved is kept."""
+        placed = live.record
+        if not await self._refresh(live):
+            return False
+        if live.record.channel is None and placed.channel is not None:
+            live.record = live.record.evolve(channel=placed.channel, thread_ts=placed.thread_ts)
+        return True
 
     async def _posting_ended(
         self, live: LiveAsk, failure: SlackCallFailed | NoChannel | _Deferred | None
@@ -408,6 +432,8 @@ class Asks:
             for part in range(len(record.message_ts), len(live.layout.parts)):
                 if live.deciding:
                     return None  # settled while it waited to be posted: nothing more to show
+                if part < len(live.record.message_ts):
+                    continue  # recorded by another replica meanwhile (`_record_post`)
                 try:
                     ts = await self._messages.find(record, part) if live.recovering else None
                 except SlackCallFailed as unknown:
@@ -429,6 +455,18 @@ class Asks:
         """Save that part `part` is posted at `ts`; when another replica saved progress
         first, on its record. False if the ask ended meanwhile."""
         for _ in range(ADVANCE_TRIES):
+            if part < len(live.record.message_ts):
+                # Another replica recorded it first (a lease that lapsed mid-post): its ts
+                # stands, and this one is never appended after it.
+                if live.record.message_ts[part] != ts:
+                    log.error(
+                        "ask %s: part %s is in Slack twice (%s, %s)",
+                        live.record.id,
+                        part,
+                        live.record.message_ts[part],
+                        ts,
+                    )
+                return True
             record = live.record.evolve(
                 message_ts=[*live.record.message_ts, ts], version=live.record.version + 1
             )
@@ -513,8 +551,9 @@ class Asks:
 
     async def sweep(self) -> None:
         """Take in hand what other replicas leave: pending asks not yet (fully) posted are
-        posted (once: under their lease), and copies of asks that ended elsewhere dropped.
-        Replicas sharing a store run this periodically."""
+        queued in their channel (posted once: under their lease, when their turn comes), and
+        copies of asks that ended elsewhere dropped. Replicas sharing a store run this
+        periodically; it does not wait for the posts."""
         pending = {record.id: record for record in await self._store.pending()}
         for live in list(self._live.values()):
             if live.record.id not in pending and not live.deciding:
@@ -526,13 +565,7 @@ class Asks:
                 continue  # (a queued ask is posted on its turn in its channel)
             if record.version > held.record.version:
                 held.record = record
-            if len(held.record.message_ts) < len(held.layout.parts):
-                try:
-                    await self._post(held)
-                except UserQuestionError:
-                    log.exception("ask %s could not be posted", record.id)
-            elif self._listener is not None:
-                self._listener.posted(self, held)
+            self._resume(held)
 
     async def lease(self, name: str, seconds: float) -> Lease | None:
         """This process's lease on `name` for `seconds` (see `AskStore.lease`)."""

@@ -55,8 +55,8 @@ async def test_an_ask_posted_but_not_recorded_before_a_crash_is_not_posted_again
             text="Which database?",
             metadata={"event_type": METADATA_EVENT, "event_payload": {"ask_id": "a2", "part": 0}},
         )
-        async with running_bot(emu, store=store):
-            pass
+        async with running_bot(emu, store=store) as bot:
+            await bot.idle()  # start-up queued the post; it has had its turn
         [record] = await store.recent()
     assert len(emu.calls_to("chat.postMessage")) == 1
     assert record.message_ts == [emu.channel_messages(CHANNEL)[0].ts]
@@ -79,6 +79,7 @@ async def test_a_lost_post_deep_in_a_busy_thread_is_found_not_posted_again(
         metadata={"event_type": METADATA_EVENT, "event_payload": {"ask_id": "a3", "part": 0}},
     )
     async with running_bot(emu, store=store) as bot:
+        await bot.idle()  # start-up queued the post; it has had its turn
         assert len(bot.ask_posts()) == 1  # only the post from before the crash
         record = await store.get("a3")
         assert record is not None

@@ -4,20 +4,36 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 
 import aiohttp
 
 from bot.ask_messages import METADATA_EVENT
 from bot.server import Server
+from bot.sqlite_store import SqliteStore
+from bot.store import AskRecord
+from provider import AskUserQuestionItem
 from slack_emulator import PostingRate, SlackEmulator
 
 from ..harness import CHANNEL
-from .harness import relay
+from .harness import in_process, relay
 
 QUESTION = {"id": "go", "question": "Go ahead?", "options": [{"label": "Yes"}, {"label": "No"}]}
 # Slack's shape (a short burst, then a steady rate) at 20 posts a second, so it takes seconds.
 FAST_SLACK = PostingRate(per_second=20.0, burst=3)
 ASKS = 100
+# Slow enough that posting the stored asks takes seconds, one at a time.
+SLOW_SLACK = PostingRate(per_second=10.0, burst=1)
+STORED = 20
+
+
+def posted(emu: SlackEmulator) -> list[str]:
+    """The ids of the asks Slack took a post of, in the order it took them."""
+    return [
+        c.params["metadata"]["event_payload"]["ask_id"]
+        for c in emu.calls_to("chat.postMessage")
+        if c.ok and c.params.get("metadata", {}).get("event_type") == METADATA_EVENT
+    ]
 
 
 async def test_a_hundred_asks_in_one_channel_are_all_posted_in_order_at_the_allowed_rate(
@@ -36,17 +52,10 @@ async def test_a_hundred_asks_in_one_channel_are_all_posted_in_order_at_the_allo
         assert status == 201
         ids.append(body["id"])
 
-    def posted() -> list[str]:
-        return [
-            c.params["metadata"]["event_payload"]["ask_id"]
-            for c in emu.calls_to("chat.postMessage")
-            if c.ok and c.params.get("metadata", {}).get("event_type") == METADATA_EVENT
-        ]
-
-    await emu.wait_for(lambda: len(posted()) == ASKS, what="every ask posted", within=60)
+    await emu.wait_for(lambda: len(posted(emu)) == ASKS, what="every ask posted", within=60)
     elapsed = time.monotonic() - started
 
-    got = posted()
+    got = posted(emu)
     assert got == ids
     # The thread root and the asks: all but the burst wait for the rate.
     allowed = (ASKS + 1 - FAST_SLACK.burst) / FAST_SLACK.per_second
@@ -103,3 +112,27 @@ async def test_a_thousand_asks_queued_in_one_channel_hold_no_task_each(
     assert len(emu.channel_messages(CHANNEL)) < 100
     _, last = await relay(http, "GET", f"{server.url}/v1/asks/{ids[-1]}")
     assert last == {"id": ids[-1], "state": "pending", "detail": "queued"}
+
+
+async def test_a_restart_with_unposted_asks_listens_at_once_then_posts_them_in_order(
+    emu: SlackEmulator, http: aiohttp.ClientSession, tmp_path: Path
+) -> None:
+    ids = [f"unposted-{n:02d}" for n in range(STORED)]
+    async with SqliteStore(tmp_path / "asks.db") as store:  # what a crash left behind
+        for n, ask_id in enumerate(ids):
+            await store.add(
+                AskRecord(
+                    id=ask_id,
+                    questions=[AskUserQuestionItem.model_validate(QUESTION)],
+                    created_at=1_700_000_000.0 + n,
+                    channel=CHANNEL,
+                )
+            )
+    emu.limit_posting(SLOW_SLACK)
+    async with in_process(emu, tmp_path / "asks.db") as server:
+        async with http.get(f"{server.url}/healthz") as response:
+            assert response.status == 200
+        assert len(posted(emu)) < STORED, "start-up did not wait for Slack's rate"
+
+        await emu.wait_for(lambda: len(posted(emu)) == STORED, what="every ask posted", within=30)
+        assert posted(emu) == ids

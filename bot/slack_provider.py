@@ -161,7 +161,7 @@ class SlackQuestionProvider:
             # renewed on real time too, not on the asks' clock (a test's ManualClock counts
             # its sleepers; a renewal timer there would be taken for a deadline's).
             statuses = ThreadStatuses(client, SystemClock())
-            observers: list[AskObserver] = [TransitionLog(clock), WaitingLine(statuses, tasks)]
+            observers: list[AskObserver] = [TransitionLog(clock), WaitingLine(statuses)]
             if metrics is not None:
                 observers.append(AskMetrics(metrics))
             store = ObservedStore(store or MemoryStore(), observers)

@@ -304,8 +304,9 @@ class SlackQuestionProvider:
         await self.asks.settle(record.id, Verdict.WITHDRAWN, reason=reason)
 
     async def idle(self) -> None:
-        """Wait until all post-ack work (message updates, replies) has finished."""
+        """Wait until all post-ack work (message updates, replies, status lines) has finished."""
         await self.tasks.idle()
+        await self.statuses.sent()
 
     async def close(self) -> None:
         """Withdraw our in-process asks, finish background work, close the HTTP session."""

@@ -14,7 +14,6 @@ from .clock import Clock
 from .metrics import Metrics
 from .outcomes import Verdict
 from .store import AskEvent, AskRecord, EventKind
-from .tasks import Tasks
 from .thread_status import ThreadStatuses
 
 log = logging.getLogger("bot.asks")
@@ -123,11 +122,10 @@ def thread_of(record: AskRecord) -> str | None:
 class WaitingLine:
     """Slack's status line under the thread while an ask waits there (bot/thread_status.py):
     shown once a part is posted (a post in the thread clears it), shown again after a
-    reminder, cleared when the ask ends. Slack calls run as tracked tasks."""
+    reminder, cleared when the ask ends. `ThreadStatuses` sends them: no task per call."""
 
-    def __init__(self, statuses: ThreadStatuses, tasks: Tasks) -> None:
+    def __init__(self, statuses: ThreadStatuses) -> None:
         self._statuses = statuses
-        self._tasks = tasks
 
     def created(self, record: AskRecord) -> None:
         """See `AskObserver.created`."""
@@ -140,11 +138,9 @@ class WaitingLine:
         if event.kind is EventKind.POSTED:
             self._show(record, channel, thread_ts)
         elif event.kind is EventKind.REMINDED:
-            self._tasks.spawn(self._statuses.posted(channel, thread_ts), name="status again")
+            self._statuses.posted(channel, thread_ts)
         elif event.kind in ENDINGS_BY_EVENT:
-            self._tasks.spawn(
-                self._statuses.settled(record.id, channel, thread_ts), name="status cleared"
-            )
+            self._statuses.settled(record.id, channel, thread_ts)
 
     def recovered(self, records: Sequence[AskRecord]) -> None:
         """See `AskObserver.recovered`."""
@@ -155,6 +151,4 @@ class WaitingLine:
 
     def _show(self, record: AskRecord, channel: str, thread_ts: str) -> None:
         status = REVIEW_STATUS if record.is_plan_review else WAITING_STATUS
-        self._tasks.spawn(
-            self._statuses.waiting(record.id, channel, thread_ts, status), name="status shown"
-        )
+        self._statuses.waiting(record.id, channel, thread_ts, status)

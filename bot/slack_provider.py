@@ -161,7 +161,7 @@ class SlackQuestionProvider:
             # renewed on real time too, not on the asks' clock (a test's ManualClock counts
             # its sleepers; a renewal timer there would be taken for a deadline's).
             statuses = ThreadStatuses(client, SystemClock())
-            observers: list[AskObserver] = [TransitionLog(clock), WaitingLine(statuses, tasks)]
+            observers: list[AskObserver] = [TransitionLog(clock), WaitingLine(statuses)]
             if metrics is not None:
                 observers.append(AskMetrics(metrics))
             store = ObservedStore(store or MemoryStore(), observers)
@@ -304,8 +304,9 @@ class SlackQuestionProvider:
         await self.asks.settle(record.id, Verdict.WITHDRAWN, reason=reason)
 
     async def idle(self) -> None:
-        """Wait until all post-ack work (message updates, replies) has finished."""
+        """Wait until all post-ack work (message updates, replies, status lines) has finished."""
         await self.tasks.idle()
+        await self.statuses.sent()
 
     async def close(self) -> None:
         """Withdraw our in-process asks, finish background work, close the HTTP session."""

@@ -321,7 +321,10 @@ async def test_while_an_ask_waits_its_thread_shows_slacks_status_line_until_answ
         "is waiting for an answer",
         "",
     ]
-    assert "Answered by" in str(emu.message(CHANNEL, message.ts).blocks[-1])
+    await emu.wait_for(
+        lambda: "Answered by" in str(emu.message(CHANNEL, message.ts).blocks[-1]),
+        what="the message shows who answered",
+    )
 
 
 async def test_an_ask_without_an_agent_shows_the_line_under_its_own_message(

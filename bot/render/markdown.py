@@ -487,9 +487,15 @@ def reveal_links(markdown: str) -> str:
     return _inert(text)
 
 
+# A `[` after an even number of backslashes (none included) opens a bracket; after an odd
+# number it is escaped already. Escaping it blindly would turn `\[` into `\\[`: an escaped
+# backslash, then a live bracket.
+_LIVE_BRACKET = re.compile(r"(?<!\\)((?:\\\\)*)\[")
+
+
 def _inert(text: str) -> str:
-    """`text` with every `[` escaped and every `<` broken: no link, image or HTML is left."""
-    return text.replace("[", "\\[").replace("<", "<" + ZWSP)
+    """`text` with every live `[` escaped and every `<` broken: no link, image or HTML is left."""
+    return _LIVE_BRACKET.sub(r"\1\\[", text).replace("<", "<" + ZWSP)
 
 
 Edit = tuple[int, int, str]  # replace text[start:end] with this

@@ -94,3 +94,12 @@ def test_no_page_holds_a_live_token_or_a_link_hiding_its_address(markdown: str) 
     for page in plan_pages(markdown):
         for section in texts(page):
             assert_safe_mrkdwn(section)
+
+
+def test_an_escaped_bracket_stays_escaped_when_the_preview_makes_every_bracket_inert() -> None:
+    # Found by the property above: escaping `\[` again gave `\\[`, an escaped backslash
+    # followed by a live link hiding its address.
+    markdown = "[&lt;!here>\\[bank](https://evil.example)"
+    (text,) = texts(plan_preview(markdown, budget=3000).blocks)
+    assert hidden_addresses(text) == []
+    assert text == "\\[&lt;\u200b!here>\\[bank](https://evil.example)"

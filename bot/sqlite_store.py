@@ -173,8 +173,10 @@ class SqliteStore:
         worker = StoreThread("sqlite-store")
         opened: list[sqlite3.Connection] = []
 
-        def connect() -> tuple[sqlite3.Connection, sqlite3.Connection]:
+        def connect() -> tuple[sqlite3.Connection, sqlite3.Connection | None]:
             opened.append(conn := self._connect())
+            if str(self.path) == ":memory:":
+                return conn, None  # a second connection would open another, empty database
             opened.append(inline := self._connect_inline())
             return conn, inline
 

@@ -454,3 +454,11 @@ async def test_an_event_log_written_before_withdrawals_were_named_still_reads(
         )
     kinds = [e.kind for e in await store.events("a1")]
     assert kinds == [EventKind.CREATED, EventKind.LEGACY_ABORTED]
+
+
+async def test_an_in_memory_store_settles_on_its_one_connection() -> None:
+    # A second connection to ":memory:" would be another, empty database.
+    async with SqliteStore(":memory:") as store:
+        await store.add(ask("a1"))
+        assert await store.settle(*answered("a1", "U_ALICE")) is True
+        assert (await store.get("a1")) == answered("a1", "U_ALICE")[0]

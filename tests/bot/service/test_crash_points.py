@@ -8,7 +8,10 @@ emulator, and the test kills the service once the emulator has the call in hand.
 from __future__ import annotations
 
 import asyncio
+import json
+import sqlite3
 from collections.abc import AsyncIterator
+from contextlib import closing
 from pathlib import Path
 
 import aiohttp
@@ -141,6 +144,11 @@ async def test_a_pick_decided_before_its_ack_is_answered_before_a_kill_and_shown
     try:
         ask_id = await create(http, service)
         message = await posted(emu)
+        # Clicked once the post is saved: a pick arriving while it is being saved is kept
+        # in the inbox instead (its ack must not wait for the post's lock).
+        await emu.wait_for(
+            lambda: saved_as_posted(tmp_path / "asks.db", ask_id), what="the post saved"
+        )
         emu.inject("chat.update", Slow(HOLD))
         delivery = await emu.person(ALICE).click(message, text="Postgres")
         assert delivery.acked
@@ -227,3 +235,10 @@ def ask_calls(emu: SlackEmulator) -> list[ApiCall]:
         for c in emu.calls_to("chat.postMessage")
         if (c.params.get("metadata") or {}).get("event_type") == "slack_questions_ask"
     ]
+
+
+def saved_as_posted(db: Path, ask_id: str) -> bool:
+    """Whether the service has saved the ask's message as posted (read as another process)."""
+    with closing(sqlite3.connect(db)) as conn:
+        row = conn.execute("SELECT record FROM asks WHERE id = ?", (ask_id,)).fetchone()
+    return row is not None and bool(json.loads(row[0])["message_ts"])

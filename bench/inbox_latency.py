@@ -2,7 +2,7 @@
 
 Two app processes run at once: the bare Bolt app (one listener that acks) and the full
 provider on a SQLite store, whose click listener commits before it acks: the click's inbox
-row (bot/inbox.py), or, for a one-click answer it can decide on the spot (this bench's
+row (bot/interactions/inbox.py), or, for a one-click answer it can decide on the spot (this bench's
 click, since issue 13), the ask's settlement itself, which keeps the click as durably. Each round clicks both, in alternating order, so drift on this noisy
 machine hits both alike. The ack round trip is measured where Slack measures it: from the
 emulator sending the signed request to its reading the ack.
@@ -20,8 +20,8 @@ from pathlib import Path
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.sqlite_store import SqliteStore
 from bot.store import InboxItem, InboxKind
+from bot.store.sqlite import SqliteStore
 from slack_emulator import SlackEmulator
 
 from .click_latency import MESSAGE, PERSON, WARM_UP, AppProcess, free_port

@@ -18,7 +18,7 @@ Kinds:
   (the driver posts its message); it prints "posted" once the future exists;
 - `provider`: the full SlackQuestionProvider in process, on the memory store, or with `--db`
   on the SQLite store (every click's inbox row a durable commit before the ack);
-- `service`: what `python -m bot` runs (`bot.server.Server.start`, configured from the
+- `service`: what `python -m bot` runs (`bot.service.server.Server.start`, configured from the
   environment: SQLite store, its observers, relay and all), with the agent in its process;
 - `relay-service`: the same service with no agent in it: agents come through the relay;
 - `relay-agent`: an agent process whose `RelayProvider` creates the ask on the relay and
@@ -39,11 +39,11 @@ from aiohttp import web
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-import bot.server
+import bot.service.server
 from bot import SlackQuestionProvider, SlackSettings
 from bot.config import load_config, parse_args
-from bot.sqlite_store import SqliteStore
 from bot.store import AskEvent, AskRecord, EventKind, MemoryStore
+from bot.store.sqlite import SqliteStore
 from provider import AskUserQuestionRequest, RelayProvider, UserQuestionService
 
 SECRET = "0123456789abcdef0123456789abcdef"
@@ -151,8 +151,8 @@ async def run_service(with_agent: bool) -> None:
     """`python -m bot`'s service as it composes itself; its store also says "posted"."""
     # Only the store's class is swapped (for a subclass that reports), so the service's
     # composition — observers, metrics, relay — is whatever `Server.start` builds today.
-    bot.server.SqliteStore = _SaysPosted  # type: ignore[attr-defined]
-    server = await bot.server.Server.start(load_config(dict(os.environ), parse_args([])))
+    bot.service.server.SqliteStore = _SaysPosted  # type: ignore[attr-defined]
+    server = await bot.service.server.Server.start(load_config(dict(os.environ), parse_args([])))
     service = UserQuestionService()
     server.provider.register(service)
 

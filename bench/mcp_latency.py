@@ -24,8 +24,8 @@ from mcp.client.stdio import stdio_client
 from mcp_types import Implementation
 
 from bot.config import load_config, parse_args
-from bot.mcp_server import QuestionDesk
-from bot.server import Server
+from bot.mcp.desk import QuestionDesk
+from bot.service.server import Server
 from provider import RelayProvider, UserQuestionService
 
 from .relay_latency import RELAY_TOKEN, REQUEST, bench_emulator, clicker, service_env

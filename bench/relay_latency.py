@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 
 from bot.config import load_config, parse_args
-from bot.server import Server
+from bot.service.server import Server
 from provider import (
     AskUserQuestionRequest,
     RelayProvider,

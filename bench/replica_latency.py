@@ -23,7 +23,7 @@ import os
 import time
 
 from bot.config import load_config, parse_args
-from bot.server import Server
+from bot.service.server import Server
 from slack_emulator import SlackEmulator
 from tests.postgres_server import ThrowawayPostgres
 

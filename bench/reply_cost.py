@@ -27,9 +27,9 @@ from pathlib import Path
 
 import aiohttp
 
-from bot.ask_messages import METADATA_EVENT
 from bot.config import load_config, parse_args
-from bot.server import Server
+from bot.service.server import Server
+from bot.slack.messages import METADATA_EVENT
 from provider import AskUserQuestionRequest, UserQuestionService
 from slack_emulator import SlackEmulator
 

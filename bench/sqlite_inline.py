@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from bot.outcomes import Verdict
-from bot.sqlite_store import SqliteStore
 from bot.store import AskEvent, AskRecord, AskState, EventKind
+from bot.store.sqlite import SqliteStore
 from provider import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionItem
 
 from .stats import summarise

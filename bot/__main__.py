@@ -1,5 +1,5 @@
 """`python -m bot`."""
 
-from .cli import main
+from bot.cli import main
 
 raise SystemExit(main())

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bot.block_ids import SKIP_VALUE, BlockKind, parse_number
+from bot.payloads import ElementState, StateValues
+from bot.render import AskLayout, QuestionLayout
+from bot.render.text import unescape
 from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
-
-from .actions import SKIP_VALUE, BlockKind, parse_number
-from .payloads import ElementState, StateValues
-from .render import AskLayout, QuestionLayout
-from .render.text import unescape
 
 MISSING = "Choose an answer, type one under Other, or skip this question."
 MISSING_TEXT = "Type an answer, or skip this question."

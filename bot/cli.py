@@ -10,10 +10,10 @@ import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 
-from .config import Config, ConfigError, Mode, load_config, parse_args
-from .logs import LogSettingsError, configure_logging, log_settings
-from .server import Server
-from .slack_provider import StartupError
+from bot.config import Config, ConfigError, Mode, load_config, parse_args
+from bot.logs import LogSettingsError, configure_logging, log_settings
+from bot.service.server import Server
+from bot.slack_provider import StartupError
 
 log = logging.getLogger("bot")
 
@@ -25,11 +25,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # The agent-side commands load only what they need: they start once per call of the agent.
     if argv[:1] == ["hook"]:
-        from .hooks.command import main as hook
+        from bot.hooks.command import main as hook
 
         return hook(argv[1:])
     if argv[:1] == ["mcp"]:
-        from .mcp_main import main as mcp_main
+        from bot.mcp.main import main as mcp_main
 
         return mcp_main(argv[1:])
     args = parse_args(argv)
@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ]
     )
     if config.mode is Mode.OFFLINE:
-        from .offline.run import run_offline
+        from bot.offline.run import run_offline
 
         if "LOG_LEVEL" not in os.environ:
             # The terminal is the offline UI: only what needs attention goes between its lines.

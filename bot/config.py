@@ -15,9 +15,9 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
-from .review import PolicyError, load_policies
-from .slack_api import SLACK_API_URL
-from .slack_provider import SlackSettings
+from bot.review import PolicyError, load_policies
+from bot.slack.api import SLACK_API_URL
+from bot.slack_provider import SlackSettings
 
 
 class Mode(StrEnum):

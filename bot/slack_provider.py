@@ -14,29 +14,19 @@ from pydantic import BaseModel, ConfigDict, Field
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
-from provider import (
-    AskUserQuestionAnswer,
-    AskUserQuestionRequest,
-    UserQuestionService,
-)
-from provider.errors import aborted
-
-from .admission import Admission
-from .app import build_app
-from .ask_journal import AskMetrics, TransitionLog, WaitingLine
-from .ask_messages import AskMessages
-from .asks import Asks, error_of, new_ask_id
-from .channel_pacing import ChannelPosts
-from .clock import Clock, SystemClock
-from .deadlines import Deadlines
-from .inbox import Inbox
-from .interactions import Interactions
-from .metrics import Metrics
-from .observed_store import AskObserver, ObservedStore
-from .plan_reviews import PlanReviews
-from .responders import Responders
-from .review import ReviewPolicies
-from .slack_api import (
+from bot.asks.deadlines import Deadlines
+from bot.asks.journal import AskMetrics, TransitionLog, WaitingLine
+from bot.asks.lifecycle import Asks, error_of, new_ask_id
+from bot.asks.observed_store import AskObserver, ObservedStore
+from bot.clock import Clock, SystemClock
+from bot.interactions.admission import Admission
+from bot.interactions.answering import Interactions
+from bot.interactions.app import build_app
+from bot.interactions.inbox import Inbox
+from bot.interactions.plan_reviews import PlanReviews
+from bot.metrics import Metrics
+from bot.review import ReviewPolicies
+from bot.slack.api import (
     CALL_TIMEOUT_SECONDS,
     SLACK_API_URL,
     SlackCallFailed,
@@ -44,11 +34,20 @@ from .slack_api import (
     slack_call,
     web_client,
 )
-from .slack_watch import SlackCalls
-from .store import AskRecord, AskState, AskStore, MemoryStore, ThreadRef, Verdict
-from .tasks import Tasks
-from .thread_status import ThreadStatuses
-from .threads import Threads
+from bot.slack.messages import AskMessages
+from bot.slack.pacing import ChannelPosts
+from bot.slack.responders import Responders
+from bot.slack.status_line import ThreadStatuses
+from bot.slack.threads import Threads
+from bot.slack.watch import SlackCalls
+from bot.store import AskRecord, AskState, AskStore, MemoryStore, ThreadRef, Verdict
+from bot.tasks import Tasks
+from provider import (
+    AskUserQuestionAnswer,
+    AskUserQuestionRequest,
+    UserQuestionService,
+)
+from provider.errors import aborted
 
 log = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from bot.mcp_main import RELAY_VARIABLES, SOCKET_VARIABLES
+from bot.mcp.main import RELAY_VARIABLES, SOCKET_VARIABLES
 
 ROOT = Path(__file__).resolve().parents[1]
 KNOWN_VARIABLES = {*RELAY_VARIABLES, *SOCKET_VARIABLES, "SLACK_QUESTIONS_AGENT_NAME"}

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from bot.listeners.team import COMMAND
+from bot.team import COMMAND
 
 ROOT = Path(__file__).resolve().parents[1]
 

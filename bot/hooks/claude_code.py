@@ -21,6 +21,14 @@ from typing import Protocol, TypeVar
 
 from pydantic import JsonValue, ValidationError
 
+from bot.hooks.events import (
+    AskUserQuestionInput,
+    Elicitation,
+    ExitPlanModeInput,
+    HookEvent,
+    HookOutput,
+    PreToolUse,
+)
 from provider import (
     Agent,
     AskUserQuestionAnswer,
@@ -33,15 +41,6 @@ from provider.elicitation_forms import ElicitAction, ElicitationForm, ElicitOutc
 from provider.relay_client import error_of
 from provider.relay_wire import AskState, AskView
 from provider.types import AskUserQuestionItem, AskUserQuestionOption, field_errors
-
-from .events import (
-    AskUserQuestionInput,
-    Elicitation,
-    ExitPlanModeInput,
-    HookEvent,
-    HookOutput,
-    PreToolUse,
-)
 
 AGENT_PREFIX = "Claude Code"
 APPROVE = "Approve"

@@ -24,12 +24,11 @@ from typing import Final, TextIO
 
 from pydantic import TypeAdapter, ValidationError
 
+from bot.hooks.claude_code import HookError, answer, gave_up
+from bot.hooks.events import HookEvent, HookOutput
 from provider import UserQuestionError
 from provider.relay_client import RelayProvider
 from provider.types import field_errors
-
-from .claude_code import HookError, answer, gave_up
-from .events import HookEvent, HookOutput
 
 NON_BLOCKING_ERROR: Final = 1
 URL_VARIABLE: Final = "SLACK_QUESTIONS_RELAY_URL"

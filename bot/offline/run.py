@@ -11,14 +11,13 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bot.config import Config, Mode
+from bot.offline.demo import run_demo
+from bot.service.server import Server
 from provider import AgentRegistry, UserQuestionService
 from slack_emulator import SlackEmulator, seed_workspace
 from slack_emulator.playground import Playground
 from slack_emulator.terminal import Terminal
-
-from ..config import Config, Mode
-from ..server import Server
-from .demo import run_demo
 
 YOU = "U0YOU00001"
 

@@ -1,9 +1,9 @@
 """Pure rendering: a request (and its outcome) to Block Kit. No I/O here."""
 
-from .decided import Settlement, settled_message
-from .layout import AskLayout, Element, Part, QuestionLayout, Unshowable, lay_out
-from .message import MessageContent, ask_message, thread_root
-from .modal import details_modal, form_modal, other_modal
+from bot.render.decided import Settlement, settled_message
+from bot.render.layout import AskLayout, Element, Part, QuestionLayout, Unshowable, lay_out
+from bot.render.message import MessageContent, ask_message, thread_root
+from bot.render.modal import details_modal, form_modal, other_modal
 
 __all__ = [
     "AskLayout",

@@ -8,14 +8,13 @@ from datetime import UTC, datetime
 
 from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, SectionBlock
 
+from bot.block_ids import BlockKind
+from bot.outcomes import Verdict
+from bot.render.layout import MESSAGE_BLOCKS_MAX, AskLayout
+from bot.render.message import MessageContent
+from bot.render.question import SECTION_TEXT_MAX
+from bot.render.text import cut_escaped, escaped_within, truncate
 from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
-
-from ..actions import BlockKind
-from ..outcomes import Verdict
-from .layout import MESSAGE_BLOCKS_MAX, AskLayout
-from .message import MessageContent
-from .question import SECTION_TEXT_MAX
-from .text import cut_escaped, escaped_within, truncate
 
 SUMMARY_QUESTION_MAX = 300
 SUMMARY_ANSWER_MAX = 900

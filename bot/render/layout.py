@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from itertools import count
 
+from bot.block_ids import BlockKind
 from provider import AskUserQuestionItem, AskUserQuestionRequest
-
-from ..actions import BlockKind
 
 # Slack's Block Kit limits (docs.slack.dev/reference/block-kit).
 BLOCK_ID_MAX = 255

@@ -26,7 +26,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-from .text import escape
+from bot.render.text import escape
 
 ZWSP = "\u200b"
 FENCE = "```"

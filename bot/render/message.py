@@ -15,10 +15,10 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from ..actions import Action, BlockKind, PartRef
-from .layout import AskLayout
-from .question import form_blocks, one_click_blocks
-from .text import escaped_within
+from bot.block_ids import Action, BlockKind, PartRef
+from bot.render.layout import AskLayout
+from bot.render.question import form_blocks, one_click_blocks
+from bot.render.text import escaped_within
 
 FALLBACK_TEXT_MAX = 300
 

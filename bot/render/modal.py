@@ -13,13 +13,12 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
+from bot.block_ids import Action, BlockKind, Callback, ViewMeta
+from bot.render.layout import INPUT_LABEL_MAX, MODAL_BLOCKS_MAX, AskLayout
+from bot.render.message import agent_label
+from bot.render.question import SECTION_TEXT_MAX, TEXT_INPUT_MAX, form_blocks
+from bot.render.text import chunks, escape, truncate
 from provider import AskUserQuestionItem
-
-from ..actions import Action, BlockKind, Callback, ViewMeta
-from .layout import INPUT_LABEL_MAX, MODAL_BLOCKS_MAX, AskLayout
-from .message import agent_label
-from .question import SECTION_TEXT_MAX, TEXT_INPUT_MAX, form_blocks
-from .text import chunks, escape, truncate
 
 
 def form_modal(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..outcomes import Verdict
+from bot.outcomes import Verdict
 
 
 def settled_note(verdict: Verdict | None, decided_by: str | None) -> str:

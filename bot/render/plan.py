@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from slack_sdk.models.blocks import Block, MarkdownBlock, MarkdownTextObject, SectionBlock
 
-from .markdown import FENCE, ZWSP, blocks, markdown_to_mrkdwn, normalized, reveal_links
+from bot.render.markdown import FENCE, ZWSP, blocks, markdown_to_mrkdwn, normalized, reveal_links
 
 __all__ = [
     "CODE_CONTINUES",

@@ -19,16 +19,15 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
+from bot.block_ids import Action, AskRef, BlockKind, Callback, OptionRef, PageRef, ViewMeta
+from bot.outcomes import Verdict
+from bot.render.decided import Settlement, answer_text, when
+from bot.render.layout import AskLayout
+from bot.render.message import MessageContent, agent_label
+from bot.render.plan import PlanDiff, plan_diff, plan_pages, plan_preview
+from bot.render.question import BUTTON_TEXT_MAX, SECTION_TEXT_MAX
+from bot.render.text import chunks, escape, escaped_within, truncate
 from provider import AskUserQuestionItem
-
-from ..actions import Action, AskRef, BlockKind, Callback, OptionRef, PageRef, ViewMeta
-from ..outcomes import Verdict
-from .decided import Settlement, answer_text, when
-from .layout import AskLayout
-from .message import MessageContent, agent_label
-from .plan import PlanDiff, plan_diff, plan_pages, plan_preview
-from .question import BUTTON_TEXT_MAX, SECTION_TEXT_MAX
-from .text import chunks, escape, escaped_within, truncate
 
 DIFF_PREVIEW_LINES = 12
 COMMENT_MAX = 3000

@@ -18,10 +18,8 @@ from slack_sdk.models.blocks import (
     StaticSelectElement,
 )
 
-from provider import AskUserQuestionItem
-
-from ..actions import SKIP_VALUE, Action, AskRef, BlockKind, OptionRef, QuestionRef
-from .layout import (
+from bot.block_ids import SKIP_VALUE, Action, AskRef, BlockKind, OptionRef, QuestionRef
+from bot.render.layout import (
     DETAIL_PREVIEW,
     INPUT_LABEL_MAX,
     OPTION_DESCRIPTION_MAX,
@@ -32,7 +30,8 @@ from .layout import (
     has_heading,
     needs_details,
 )
-from .text import cut_escaped, escaped_within, truncate
+from bot.render.text import cut_escaped, escaped_within, truncate
+from provider import AskUserQuestionItem
 
 BUTTON_TEXT_MAX = 75
 SECTION_TEXT_MAX = 3000

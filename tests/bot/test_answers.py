@@ -7,7 +7,6 @@ from typing import Any
 
 import pytest
 
-from bot.actions import BlockKind
 from bot.answers import (
     MISSING,
     MISSING_LONE,
@@ -20,6 +19,7 @@ from bot.answers import (
     reply_text,
     typed,
 )
+from bot.block_ids import BlockKind
 from bot.payloads import State, StateValues
 from bot.render import AskLayout, lay_out
 from provider import (

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.outcomes import ENDINGS, AskError, AskState, EventKind, Verdict
-from bot.sqlite_store import SqliteStore
+from bot.store.sqlite import SqliteStore
 from provider import AbortController, AskUserQuestionAnswer, ErrorCode, UserQuestionError
 from provider.errors import ABORTED_MESSAGE
 from provider.relay_wire import AskState as WireAskState

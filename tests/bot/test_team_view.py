@@ -9,8 +9,8 @@ import pytest
 
 from bot.outcomes import Verdict
 from bot.render.decided import when
+from bot.render.team_view import command_message, home_view, team_blocks
 from bot.store import Approval, AskRecord, AskState
-from bot.team_view import command_message, home_view, team_blocks
 from provider import AskUserQuestionAnswer, AskUserQuestionItem
 from slack_emulator import check_blocks, check_view
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bot.sqlite_store import SqliteStore
+from bot.store.sqlite import SqliteStore
 from provider import ToolError, ask_user_question_tool
 from slack_emulator import SlackEmulator
 

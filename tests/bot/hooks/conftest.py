@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.server import Server
+from bot.service.server import Server
 from slack_emulator import SlackEmulator
 
 from ..service.harness import in_process, service_emulator

@@ -10,7 +10,7 @@ import json
 import signal
 from pathlib import Path
 
-from bot.server import Server
+from bot.service.server import Server
 from provider.elicitation import URL_MODE_REFUSED
 from slack_emulator import SlackEmulator
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.mcp_server import DeskOptions, QuestionDesk
-from bot.server import Server
+from bot.mcp.desk import DeskOptions, QuestionDesk
+from bot.service.server import Server
 from provider import RelayProvider
 from slack_emulator import SlackEmulator
 

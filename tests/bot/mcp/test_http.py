@@ -14,7 +14,7 @@ import pytest
 from mcp import Client
 from mcp_types import Implementation
 
-from bot.server import Server
+from bot.service.server import Server
 from provider import ErrorCode
 from provider.tool import NAME
 from slack_emulator import SlackEmulator

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.mcp_calls import call_key
-from bot.mcp_server import QuestionDesk
-from bot.server import Server
+from bot.mcp.calls import call_key
+from bot.mcp.desk import QuestionDesk
+from bot.service.server import Server
 from provider.tool import NAME
 from slack_emulator import SlackEmulator
 

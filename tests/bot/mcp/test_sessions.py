@@ -7,9 +7,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.mcp_server import DeskOptions, QuestionDesk
-from bot.mcp_sessions import agent_name
-from bot.server import Server
+from bot.mcp.desk import DeskOptions, QuestionDesk
+from bot.mcp.sessions import agent_name
+from bot.service.server import Server
 from provider import RelayProvider
 from provider.tool import NAME
 from slack_emulator import Message, SlackEmulator

@@ -8,8 +8,8 @@ from pathlib import Path
 from mcp import Client
 from mcp_types import Implementation
 
-from bot.mcp_main import SocketTarget, opened_relay, resolve_target
-from bot.mcp_server import DeskOptions, QuestionDesk
+from bot.mcp.desk import DeskOptions, QuestionDesk
+from bot.mcp.main import SocketTarget, opened_relay, resolve_target
 from provider.tool import NAME
 from slack_emulator import SlackEmulator
 

@@ -9,8 +9,8 @@ import pytest
 from mcp import Client
 from mcp_types import CallToolResult, Implementation, TextContent
 
-from bot.mcp_server import QuestionDesk
-from bot.server import Server
+from bot.mcp.desk import QuestionDesk
+from bot.service.server import Server
 from provider import ErrorCode
 from provider.tool import DESCRIPTION, NAME, PARAMETERS
 from slack_emulator import SlackEmulator

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from bot import answers
-from bot.actions import PICK_PATTERN, OptionRef, Ref
+from bot.block_ids import PICK_PATTERN, OptionRef, Ref
 from bot.outcomes import Verdict
 from bot.payloads import ElementState, StateValues
 from bot.render import AskLayout, Settlement, form_modal, lay_out, settled_message

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from slack_sdk.models.views import View
 
-from bot.actions import ViewMeta
+from bot.block_ids import ViewMeta
 from bot.outcomes import Verdict
 from bot.render import (
     AskLayout,

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bot.actions import BlockKind
+from bot.block_ids import BlockKind
 from bot.render.layout import (
     MESSAGE_BLOCKS_MAX,
     PART_OVERHEAD_BLOCKS,

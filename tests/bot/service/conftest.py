@@ -8,7 +8,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.server import Server
+from bot.service.server import Server
 from slack_emulator import SlackEmulator
 
 from .harness import in_process, service_emulator

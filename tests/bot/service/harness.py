@@ -17,7 +17,7 @@ from typing import Any
 import aiohttp
 
 from bot.config import load_config, parse_args
-from bot.server import Server
+from bot.service.server import Server
 from slack_emulator import SlackEmulator
 
 from ..harness import ALICE, BOB, CAROL, CHANNEL, REVIEWERS

@@ -17,8 +17,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.sqlite_store import SqliteStore
 from bot.store import AskRecord, AskState
+from bot.store.sqlite import SqliteStore
 from slack_emulator import ApiCall, SlackEmulator, Slow
 
 from ..harness import ALICE, REVIEWERS

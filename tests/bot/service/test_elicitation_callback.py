@@ -7,7 +7,7 @@ import asyncio
 from mcp import Client
 from mcp.types import TextContent
 
-from bot.server import Server
+from bot.service.server import Server
 from provider import Agent, AgentRegistry, RelayProvider, UserQuestionService
 from provider.elicitation import elicitation_callback
 from slack_emulator import SlackEmulator

@@ -16,7 +16,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.logs import RedactSecrets
-from bot.server import Server
+from bot.service.server import Server
 from slack_emulator import ApiError, ServerError, SlackEmulator
 
 from ..harness import ALICE, CHANNEL
@@ -181,7 +181,7 @@ async def test_a_held_open_relay_wait_is_counted_while_it_waits(
 
 
 def ask_lines(caplog: pytest.LogCaptureFixture) -> list[tuple[str, str]]:
-    return [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "bot.asks"]
+    return [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "bot.asks.lifecycle"]
 
 
 async def test_each_transition_of_an_answered_ask_is_one_line_with_its_facts(
@@ -190,7 +190,7 @@ async def test_each_transition_of_an_answered_ask_is_one_line_with_its_facts(
     emu: SlackEmulator,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bot.asks")
+    caplog.set_level(logging.INFO, logger="bot.asks.lifecycle")
     body = {"questions": [DB], "agent": {"id": "deployer-7"}}
     _, created = await relay(http, "POST", f"{server.url}/v1/asks", json=body)
     message = await posted(emu)
@@ -210,7 +210,7 @@ async def test_each_transition_of_an_answered_ask_is_one_line_with_its_facts(
     assert lines[2][1].startswith(
         f"ask {ask} answered: session=deployer-7 channel={CHANNEL} who={ALICE} age="
     )
-    answered = [r for r in caplog.records if r.name == "bot.asks"][2]
+    answered = [r for r in caplog.records if r.name == "bot.asks.lifecycle"][2]
     assert (answered.ask_id, answered.who, answered.channel) == (ask, ALICE, CHANNEL)  # type: ignore[attr-defined]
 
 
@@ -220,7 +220,7 @@ async def test_a_withdrawn_and_a_failed_ask_each_get_their_line(
     emu: SlackEmulator,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bot.asks")
+    caplog.set_level(logging.INFO, logger="bot.asks.lifecycle")
     _, withdrawn = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB]})
     await posted(emu)
     await relay(http, "DELETE", f"{server.url}/v1/asks/{withdrawn['id']}")
@@ -243,7 +243,7 @@ async def test_asks_taken_back_after_a_restart_are_logged_as_recovered(
     http: aiohttp.ClientSession,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.INFO, logger="bot.asks")
+    caplog.set_level(logging.INFO, logger="bot.asks.lifecycle")
     async with in_process(emu, tmp_path / "asks.db") as first:
         _, created = await relay(http, "POST", f"{first.url}/v1/asks", json={"questions": [DB]})
         await posted(emu)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import aiohttp
 
-from bot.ask_messages import METADATA_EVENT
-from bot.server import Server
-from bot.sqlite_store import SqliteStore
+from bot.service.server import Server
+from bot.slack.messages import METADATA_EVENT
 from bot.store import AskRecord
+from bot.store.sqlite import SqliteStore
 from provider import AskUserQuestionItem
 from slack_emulator import PostingRate, SlackEmulator
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.sqlite_store import SqliteStore
 from bot.store import AskState, EventKind
+from bot.store.sqlite import SqliteStore
 from provider import AskUserQuestionRequest, RelayProvider
 from slack_emulator import SlackEmulator, SlowReply
 

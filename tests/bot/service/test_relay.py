@@ -7,7 +7,7 @@ from pathlib import Path
 
 import aiohttp
 
-from bot.server import Server
+from bot.service.server import Server
 from slack_emulator import Message, SlackEmulator
 
 from ..harness import ALICE, CHANNEL

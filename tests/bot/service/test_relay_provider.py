@@ -7,7 +7,7 @@ import asyncio
 import pytest
 from aiohttp import web
 
-from bot.server import Server
+from bot.service.server import Server
 from provider import (
     AbortController,
     Agent,

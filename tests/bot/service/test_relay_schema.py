@@ -18,7 +18,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from bot.server import Server
+from bot.service.server import Server
 
 from .harness import RELAY_TOKEN
 

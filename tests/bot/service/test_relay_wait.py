@@ -9,7 +9,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.server import Server
+from bot.service.server import Server
 from bot.store import AskRecord
 from slack_emulator import SlackEmulator
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import aiohttp
 
-from bot.postgres_store import PostgresStore
 from bot.store import AskState, EventKind
+from bot.store.postgres import PostgresStore
 from provider import AskUserQuestionRequest, RelayProvider
 from slack_emulator import SlackEmulator
 

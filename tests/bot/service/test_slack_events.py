@@ -15,7 +15,7 @@ import aiohttp
 import pytest
 from aiohttp import web
 
-from bot.server import Server
+from bot.service.server import Server
 from slack_emulator import SlackEmulator
 
 from ..harness import ALICE

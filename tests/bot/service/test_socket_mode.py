@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.server import Server
-from bot.socket_mode import SocketModeRunner
+from bot.service.server import Server
+from bot.slack.socket_mode import SocketModeRunner
 from provider import AskUserQuestionRequest, RelayProvider
 from slack_emulator import SlackEmulator
 

@@ -1,0 +1,132 @@
+"""Deadlines of plan reviews: a reminder that mentions the reviewers, then expiry.
+
+Expiry ends the ask as `ASK_ABORTED` with a reason; it never approves anything.
+Timers are rebuilt from `created_at` after a restart, so a restart neither resets nor skips them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from bot.asks.lifecycle import Asks, LiveAsk
+from bot.clock import Clock
+from bot.review import ReviewPolicies, ReviewPolicy
+from bot.slack.messages import AskMessages
+from bot.slack.responders import mentions
+from bot.store import EventKind, Verdict
+
+log = logging.getLogger(__name__)
+
+# How long one replica holds the right to post a review's reminder.
+REMIND_LEASE_S = 300.0
+
+
+def spoken(seconds: float) -> str:
+    """A duration as people say it: 90 s, 15 min, 2 h, 1 d."""
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)} {unit}"
+    return f"{seconds:g} s"
+
+
+class Deadlines:
+    """Starts one timer per plan review whose policy has a reminder or an expiry.
+
+    It is the `PostedListener` of `Asks`: told of each posted ask, with the `Asks` holding it.
+    """
+
+    def __init__(self, policies: ReviewPolicies, clock: Clock, messages: AskMessages) -> None:
+        self._policies = policies
+        self._clock = clock
+        self._messages = messages
+        self._timers: dict[str, asyncio.Task[None]] = {}
+        self._acting: set[str] = set()  # timers past their sleep: reminding or expiring
+        self._closed = False
+
+    def posted(self, asks: Asks, live: LiveAsk) -> None:
+        """Start the ask's timer, if its policy sets deadlines (idempotent)."""
+        record = live.record
+        policy = self._policies.for_channel(record.channel)
+        if self._closed or not live.layout.plan_review or record.id in self._timers:
+            return
+        if policy.remind_after is None and policy.expire_after is None:
+            return
+        timer = asyncio.create_task(
+            self._run(asks, record.id, policy), name=f"deadline {record.id}"
+        )
+        self._timers[record.id] = timer
+        timer.add_done_callback(lambda _: self._timers.pop(record.id, None))
+
+    async def _run(self, asks: Asks, ask_id: str, policy: ReviewPolicy) -> None:
+        try:
+            live = asks.live(ask_id)
+            if live is None:
+                return
+            created = live.record.created_at
+            if policy.remind_after is not None and live.record.reminded_at is None:
+                await self._clock.sleep_until(created + policy.remind_after)
+                self._acting.add(ask_id)
+                await self._remind(asks, ask_id, policy, policy.remind_after)
+                self._acting.discard(ask_id)
+            if policy.expire_after is not None:
+                await self._clock.sleep_until(created + policy.expire_after)
+                self._acting.add(ask_id)
+                reason = f"the review expired after {spoken(policy.expire_after)} without approval"
+                await asks.settle(ask_id, Verdict.EXPIRED, reason=reason)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("deadline of ask %s failed", ask_id)
+        finally:
+            self._acting.discard(ask_id)
+
+    async def _remind(self, asks: Asks, ask_id: str, policy: ReviewPolicy, after: float) -> None:
+        live = asks.live(ask_id)
+        if live is None:
+            return
+        # Every replica holding the ask runs this timer: the lease lets one remind, and the
+        # stored record tells a later one it was done.
+        if await asks.lease(f"remind:{ask_id}", REMIND_LEASE_S) is None:
+            return
+        stored = await asks.stored(ask_id)
+        if stored is None or stored.settled or stored.reminded_at is not None:
+            return
+        who = mentions(policy.reviewers)
+        text = f"{who + ': t' if who else 'T'}his plan has waited {spoken(after)} for review."
+        if not await self._messages.remind(live.record, text):
+            return
+        # Read again after the post: the ask may have moved on (an approval, a decision).
+        live = asks.live(ask_id)
+        if live is None:
+            return
+        now = self._clock.now()
+        await asks.save_progress(
+            live,
+            EventKind.REMINDED,
+            lambda record: record.model_copy(update={"reminded_at": now}),
+            detail=text,
+        )
+
+    @property
+    def watching(self) -> int:
+        """How many timers run."""
+        return len(self._timers)
+
+    async def finished(self) -> None:
+        """Wait until every running timer has done all it had to do."""
+        while self._timers:
+            await asyncio.gather(*self._timers.values(), return_exceptions=True)
+
+    async def close(self) -> None:
+        """Stop every timer (they are rebuilt from the store after a restart); one already
+        reminding or expiring finishes first, so no decision is cut in half."""
+        self._closed = True
+        timers = list(self._timers.items())
+        for ask_id, timer in timers:
+            if ask_id not in self._acting:
+                timer.cancel()
+        for _, timer in timers:
+            with contextlib.suppress(asyncio.CancelledError):
+                await timer

@@ -1,0 +1,154 @@
+"""The observers of asks the service runs: one log line per transition, the metrics, and
+Slack's "is waiting…" line under the thread while an ask waits.
+
+Each is an `AskObserver` (bot/asks/observed_store.py), told of a transition once it is stored.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Final
+
+from bot.clock import Clock
+from bot.metrics import Metrics
+from bot.outcomes import Verdict
+from bot.slack.status_line import ThreadStatuses
+from bot.store import AskEvent, AskRecord, EventKind
+
+log = logging.getLogger("bot.asks.lifecycle")
+
+ENDINGS_BY_EVENT: Final = {
+    EventKind.ANSWERED: Verdict.ANSWERED,
+    EventKind.WITHDRAWN: Verdict.WITHDRAWN,
+    EventKind.CLOSED: Verdict.CLOSED,
+    EventKind.CANCELLED: Verdict.CANCELLED,
+    EventKind.EXPIRED: Verdict.EXPIRED,
+    EventKind.FAILED: Verdict.FAILED,
+}
+"""The events that end an ask, and the ending each stands for."""
+
+_LOGGED: Final = frozenset({EventKind.POSTED, *ENDINGS_BY_EVENT})
+"""Transitions with a line of their own (reminders, approvals and the like are the ask's
+history, kept in the event log, not the operator's)."""
+
+
+class TransitionLog:
+    """One line per transition — created, posted, answered, withdrawn, closed, cancelled,
+    expired, failed, recovered — naming the ask, its agent session, channel, who acted and
+    the time since creation; the same as `extra` fields for `LOG_FORMAT=json`."""
+
+    def __init__(self, clock: Clock) -> None:
+        self._clock = clock
+
+    def created(self, record: AskRecord) -> None:
+        """See `AskObserver.created`."""
+        detail = f"{len(record.questions)} question(s)"
+        _line(logging.INFO, record, "created", None, 0.0, detail)
+
+    def saved(self, record: AskRecord, event: AskEvent) -> None:
+        """See `AskObserver.saved`."""
+        if event.kind not in _LOGGED:
+            return
+        level = logging.WARNING if event.kind is EventKind.FAILED else logging.INFO
+        who = None if event.kind is EventKind.POSTED else event.actor
+        age = event.at - record.created_at
+        _line(level, record, event.kind.value, who, age, event.detail)
+
+    def recovered(self, records: Sequence[AskRecord]) -> None:
+        """See `AskObserver.recovered`."""
+        now = self._clock.now()
+        for record in records:
+            posted = f"{len(record.message_ts)} message(s) in Slack"
+            _line(logging.INFO, record, "recovered", None, now - record.created_at, posted)
+
+
+def _line(
+    level: int, record: AskRecord, transition: str, who: str | None, age: float, detail: str
+) -> None:
+    log.log(
+        level,
+        "ask %s %s: session=%s channel=%s who=%s age=%.1fs%s",
+        record.id,
+        transition,
+        record.agent_id or "-",
+        record.channel or "-",
+        who or "-",
+        age,
+        f" ({detail})" if detail else "",
+        extra={
+            "ask_id": record.id,
+            "transition": transition,
+            "agent_session": record.agent_id,
+            "channel": record.channel,
+            "who": who,
+            "age_seconds": round(age, 3),
+        },
+    )
+
+
+class AskMetrics:
+    """Feeds `Metrics` from the transitions: created, settled by ending, answer time."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self._metrics = metrics
+
+    def created(self, record: AskRecord) -> None:
+        """See `AskObserver.created`."""
+        self._metrics.ask_created()
+
+    def saved(self, record: AskRecord, event: AskEvent) -> None:
+        """See `AskObserver.saved`."""
+        verdict = ENDINGS_BY_EVENT.get(event.kind)
+        if verdict is None:
+            return
+        answered_after = event.at - record.created_at if verdict is Verdict.ANSWERED else None
+        self._metrics.ask_settled(verdict.value, answered_after=answered_after)
+
+    def recovered(self, records: Sequence[AskRecord]) -> None:
+        """See `AskObserver.recovered`."""
+        self._metrics.asks_recovered(len(records))
+
+
+WAITING_STATUS: Final = "is waiting for an answer"
+REVIEW_STATUS: Final = "is waiting for a plan review"
+
+
+def thread_of(record: AskRecord) -> str | None:
+    """The thread an ask's replies go to: its session's thread, else its own first message."""
+    return record.thread_ts or (record.message_ts[0] if record.message_ts else None)
+
+
+class WaitingLine:
+    """Slack's status line under the thread while an ask waits there (bot/slack/status_line.py):
+    shown once a part is posted (a post in the thread clears it), shown again after a
+    reminder, cleared when the ask ends. `ThreadStatuses` sends them: no task per call."""
+
+    def __init__(self, statuses: ThreadStatuses) -> None:
+        self._statuses = statuses
+
+    def created(self, record: AskRecord) -> None:
+        """See `AskObserver.created`."""
+
+    def saved(self, record: AskRecord, event: AskEvent) -> None:
+        """See `AskObserver.saved`."""
+        channel, thread_ts = record.channel, thread_of(record)
+        if channel is None or thread_ts is None:
+            return  # not posted yet: no thread to show it under
+        if event.kind is EventKind.POSTED:
+            self._show(record, channel, thread_ts)
+        elif event.kind is EventKind.REMINDED:
+            self._statuses.posted(channel, thread_ts)
+        elif event.kind in ENDINGS_BY_EVENT:
+            self._statuses.settled(record.id, channel, thread_ts)
+
+    def recovered(self, records: Sequence[AskRecord]) -> None:
+        """See `AskObserver.recovered`."""
+        for record in records:
+            thread_ts = thread_of(record)
+            if record.channel and thread_ts:
+                self._show(record, record.channel, thread_ts)
+
+    def _show(self, record: AskRecord, channel: str, thread_ts: str) -> None:
+        status = REVIEW_STATUS if record.is_plan_review else WAITING_STATUS
+        self._statuses.waiting(record.id, channel, thread_ts, status)

@@ -1,0 +1,1 @@
+"""From Bolt to a settled ask: the listeners, the inbox, who may answer and what each interaction does."""

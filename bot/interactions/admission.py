@@ -1,0 +1,172 @@
+"""The steps every handler of a person's action shares: who may act, admitting them or saying
+why not, and turning an answer into the ask's settlement (the first valid one wins)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from bot.asks.lifecycle import Asks, LiveAsk
+from bot.render.notes import settled_note
+from bot.review import ReviewPolicies
+from bot.slack.messages import AskMessages
+from bot.slack.responders import Responders
+from bot.store import EventKind, Verdict
+from provider import (
+    AnswerContractError,
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    check_answer,
+)
+
+log = logging.getLogger(__name__)
+
+# How long a "too late" note waits for the winning answer to be saved, to name its author.
+SETTLING_WAIT_S = 10.0
+
+
+class Admission:
+    """Admits people to an open ask and settles it with their answer."""
+
+    def __init__(
+        self,
+        asks: Asks,
+        messages: AskMessages,
+        responders: Responders,
+        policies: ReviewPolicies,
+    ) -> None:
+        self._asks = asks
+        self._messages = messages
+        self._responders = responders
+        self._policies = policies
+        self._reviewers: dict[tuple[str, ...], Responders] = {}
+
+    def who_may_answer(self, live: LiveAsk) -> Responders:
+        """A plan review's reviewers when its policy names them; else the responders."""
+        if not live.layout.plan_review:
+            return self._responders
+        reviewers = self._policies.for_channel(live.record.channel).reviewers
+        if not reviewers:
+            return self._responders
+        if reviewers not in self._reviewers:
+            self._reviewers[reviewers] = Responders(self._responders.client, reviewers)
+        return self._reviewers[reviewers]
+
+    async def admit(self, user: str, ask_id: str, *, part: int | None = None) -> LiveAsk | None:
+        """The open ask if `user` may act on it now; otherwise tell them why not."""
+        live = await self._asks.held(ask_id)
+        if live is None:
+            await self.too_late(user, ask_id)
+            return None
+        allowed = self.who_may_answer(live)
+        if not await allowed.allows(user):
+            await self._asks.note(ask_id, EventKind.REFUSED, user, "not an allowed responder")
+            await self._messages.ephemeral(
+                live.record,
+                user,
+                f"Only {allowed.describe()} may answer this question, so nothing changed.",
+            )
+            return None
+        done = live.record.parts_done.get(part) if part is not None else None
+        if done is not None:
+            await self._messages.ephemeral(
+                live.record, user, f"This part was already answered by <@{done.by}>."
+            )
+            return None
+        return live
+
+    def admitted_now(self, user: str, ask_id: str) -> LiveAsk | None:
+        """The open ask, if it is in hand here and `user` is plainly allowed to answer it:
+        anyone may, or they are named. None when telling needs a lookup (the store, a user
+        group's members) or the answer is not theirs to give; the caller then takes the
+        ordinary path, which looks up and says why not."""
+        live = self._asks.live(ask_id)
+        if live is None or live.deciding:
+            return None
+        allowed = self.who_may_answer(live)
+        return live if allowed.anyone or user in allowed.users else None
+
+    async def answer_now(
+        self, live: LiveAsk, user: str, items: list[AskUserQuestionAnswerItem]
+    ) -> bool:
+        """Settle the ask with `user`'s answer and wake its waiters, showing the decision
+        later: for a click decided before its ack. False if nothing was decided (someone
+        was first, or the answer breaks the contract): the caller takes the ordinary path,
+        which tells them why."""
+        answer = AskUserQuestionAnswer(answers=items)
+        try:
+            check_answer(live.record.request, answer)
+        except AnswerContractError:
+            return False
+        claimed = self._asks.claim(live.record.id)
+        if claimed is None:
+            return False
+        return await self._asks.settle(
+            live.record.id,
+            Verdict.ANSWERED,
+            claimed=claimed,
+            actor=user,
+            answer=answer,
+            show_later=True,
+        )
+
+    async def answer(
+        self, live: LiveAsk, user: str, items: list[AskUserQuestionAnswerItem]
+    ) -> None:
+        """Settle the ask with `items` as `user`'s answer, unless someone was first."""
+        claimed = self._asks.claim(live.record.id)
+        if claimed is None:
+            await self.too_late(user, live.record.id)
+            return
+        await self.settle_answer(claimed, user, AskUserQuestionAnswer(answers=items))
+
+    async def settle_answer(self, live: LiveAsk, user: str, answer: AskUserQuestionAnswer) -> None:
+        """Settle a claimed ask with `answer`, checked against the seam's contract first."""
+        try:
+            check_answer(live.record.request, answer)
+        except AnswerContractError as broken:
+            # Our own parser produced it, so this is a bug: fail loudly rather than mislead.
+            log.error("ask %s: answer breaks the contract: %s", live.record.id, broken)
+            await self._asks.settle(
+                live.record.id,
+                Verdict.FAILED,
+                claimed=live,
+                actor=user,
+                reason="the answer could not be read",
+                detail=f"invalid answer: {broken}",
+            )
+            return
+        if not await self._asks.settle(
+            live.record.id, Verdict.ANSWERED, claimed=live, actor=user, answer=answer
+        ):
+            await self.too_late(user, live.record.id)  # another replica settled it first
+
+    async def too_late_for_part(self, user: str, live: LiveAsk, part: int) -> None:
+        """Tell `user` their part was answered first by someone else, or the ask ended."""
+        done = live.record.parts_done.get(part)
+        if done is not None and self._asks.live(live.record.id) is live:
+            await self._messages.ephemeral(
+                live.record, user, f"This part was already answered by <@{done.by}>."
+            )
+            return
+        await self.too_late(user, live.record.id)
+
+    async def too_late(self, user: str, ask_id: str) -> None:
+        """Tell `user` the ask has already ended, and how."""
+        record = await self._asks.stored(ask_id)
+        if record is None:
+            return
+        if not record.settled:
+            # Someone's answer is being saved right now (here or on another replica): say
+            # who won once it is.
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(SETTLING_WAIT_S):
+                    record = await self._asks.wait(ask_id)
+        await self._asks.note(ask_id, EventKind.REFUSED, user, "already settled")
+        note = (
+            settled_note(record.ended_as, record.decided_by)
+            if record.settled
+            else "Someone else's answer to this question is being saved; yours changed nothing."
+        )
+        await self._messages.ephemeral(record, user, note)

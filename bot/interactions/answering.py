@@ -1,0 +1,247 @@
+"""What people do to an ask in Slack, handled after the ack: answer, open forms, reply, close.
+
+Each handler admits who acted (`admission.py`), reads the answer with the pure parser in
+`answers.py`, and settles through `Asks`, so the first valid answer wins and everyone else is
+told why not. The controls only a plan review has are handled in `plan_reviews.py`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot import answers
+from bot.asks.lifecycle import Asks, LiveAsk
+from bot.block_ids import AskRef, OptionRef, PartRef, QuestionRef, ViewMeta
+from bot.clock import Clock
+from bot.interactions.admission import Admission
+from bot.interactions.plan_reviews import PlanReviews
+from bot.payloads import StateValues
+from bot.render import details_modal, form_modal, other_modal
+from bot.render.text import escaped_within
+from bot.slack.messages import AskMessages
+from bot.store import AskRecord, EventKind, PartAnswer, Verdict
+from provider import AskUserQuestionAnswer, AskUserQuestionAnswerItem
+
+log = logging.getLogger(__name__)
+
+
+class Interactions:
+    """Handlers for clicks, submissions, closed forms and thread replies."""
+
+    def __init__(
+        self,
+        asks: Asks,
+        admission: Admission,
+        plan_reviews: PlanReviews,
+        messages: AskMessages,
+        clock: Clock,
+        *,
+        decide_before_ack: bool = True,
+    ) -> None:
+        self._asks = asks
+        self._admission = admission
+        self._plan_reviews = plan_reviews
+        self._messages = messages
+        self._clock = clock
+        # Off when replicas share the store: there a copy in hand may be stale, and settling
+        # reads the row again first, which the ack should not wait for.
+        self._decide_before_ack = decide_before_ack
+
+    # --- answering -------------------------------------------------------------------------
+
+    async def pick(self, user: str, ref: OptionRef) -> None:
+        """A one-click answer: option `ref.option` of the lone question."""
+        live = await self._admission.admit(user, ref.ask_id)
+        if live is None:
+            return
+        question = live.layout.questions[0].question
+        try:
+            item = answers.pick(question, ref.option)
+        except ValueError:
+            log.warning("ignoring pick of unknown option %s of ask %s", ref.option, ref.ask_id)
+            return
+        if (
+            live.layout.plan_review
+            and question.intent
+            and item.selected == [question.intent.approve]
+        ):
+            await self._plan_reviews.approve_admitted(live, user)
+            return
+        # Any decline ends a review at once, whatever approvals came before: fail closed.
+        await self._admission.answer(live, user, [item])
+
+    async def pick_now(self, user: str, ref: OptionRef) -> bool:
+        """Decide a one-click answer before its ack, when nothing needs looking up: the ask
+        is in hand, `user` is plainly allowed, the option is its own and not a plan's
+        approval. Its settlement, committed before the ack, is then what keeps the click (no
+        inbox row), and the waiting agent is woken at once. False: nothing was decided, and
+        the click takes the kept path (`pick`), which looks up, refuses and explains."""
+        if not self._decide_before_ack:
+            return False
+        live = self._admission.admitted_now(user, ref.ask_id)
+        if live is None or live.posting.locked():
+            return False  # a post still being recorded would hold the ack until it is
+        question = live.layout.questions[0].question
+        if not 0 <= ref.option < len(question.labels):
+            return False
+        item = answers.pick(question, ref.option)
+        if live.layout.plan_review and question.intent:
+            return False  # reviews count approvals and decline on policy: the kept path
+        return await self._admission.answer_now(live, user, [item])
+
+    async def submit_part(self, user: str, ref: PartRef, values: StateValues) -> None:
+        """Submit pressed under a form part in the message."""
+        live = await self._admission.admit(user, ref.ask_id, part=ref.part)
+        if live is None:
+            return
+        result = answers.read_form(live.layout, ref.part, values)
+        if result.errors:
+            await self._messages.ephemeral(live.record, user, _errors_text(live, result.errors))
+            return
+        await self._complete_part(live, user, ref.part, result.answers)
+
+    def check_form(self, meta: ViewMeta, values: StateValues) -> dict[str, str]:
+        """Errors to show under the form's blocks before it may close (empty: accept it)."""
+        live = self._asks.live(meta.ask)
+        if live is None or meta.part is None or meta.part >= len(live.layout.parts):
+            return {}  # settled meanwhile: accept, and tell them after the ack
+        return answers.read_form(live.layout, meta.part, values).errors
+
+    async def submit_form(self, user: str, meta: ViewMeta, values: StateValues) -> None:
+        """A form modal submitted (already checked by `check_form`)."""
+        live = await self._admission.admit(user, meta.ask, part=meta.part)
+        if live is None or meta.part is None:
+            return
+        result = answers.read_form(live.layout, meta.part, values)
+        if not result.errors:
+            await self._complete_part(live, user, meta.part, result.answers)
+
+    def check_other(self, meta: ViewMeta, values: StateValues) -> dict[str, str]:
+        """Errors for a blank "Other" answer or change request (empty: accept it)."""
+        live = self._asks.live(meta.ask)
+        if live is None:
+            return {}
+        question = live.layout.questions[0].question
+        if answers.typed(question, _typed_text(values, question.id)) is None:
+            return {question.id: answers.MISSING_LONE_TEXT}
+        return {}
+
+    async def submit_other(self, user: str, meta: ViewMeta, values: StateValues) -> None:
+        """A free-text answer: "Other…" on a one-click question, or a plan's requested
+        changes (the answer is the text, with nothing selected)."""
+        live = await self._admission.admit(user, meta.ask)
+        if live is None:
+            return
+        question = live.layout.questions[0].question
+        item = answers.typed(question, _typed_text(values, question.id))
+        if item is not None:
+            await self._admission.answer(live, user, [item])
+
+    async def reply(self, channel: str, thread_ts: str, user: str, text: str) -> None:
+        """A reply in a thread answers the newest open lone text question there."""
+        live = self._asks.reply_target(channel, thread_ts)
+        if live is None:
+            return
+        item = answers.typed(live.layout.questions[0].question, answers.reply_text(text))
+        if item is None:
+            return
+        admitted = await self._admission.admit(user, live.record.id)
+        if admitted is not None:
+            await self._admission.answer(admitted, user, [item])
+
+    async def form_closed(self, user: str, meta: ViewMeta) -> None:
+        """The person closed the form: the ask ends as closed (`ASK_ABORTED` to the agent)."""
+        live = await self._asks.held(meta.ask)
+        if live is None or not await self._admission.who_may_answer(live).allows(user):
+            return
+        await self._asks.settle(
+            meta.ask, Verdict.CLOSED, actor=user, detail=f"{user} closed the form"
+        )
+
+    # --- opening modals --------------------------------------------------------------------
+
+    async def open_form(self, user: str, ref: PartRef, trigger_id: str) -> None:
+        """Open the modal holding part `ref.part`."""
+        live = await self._admission.admit(user, ref.ask_id, part=ref.part)
+        if live is None or live.record.channel is None:
+            return
+        view = form_modal(
+            ref.ask_id, live.layout, ref.part, live.record.agent_name, live.record.channel
+        )
+        await self._messages.open_modal(live.record, user, trigger_id, view, push=False)
+
+    async def open_other(self, user: str, ref: AskRef, trigger_id: str) -> None:
+        """Open the free-text "Other" modal of a one-click question."""
+        live = await self._admission.admit(user, ref.ask_id)
+        if live is None:
+            return
+        view = other_modal(ref.ask_id, 0, live.layout.questions[0].question)
+        await self._messages.open_modal(live.record, user, trigger_id, view, push=False)
+
+    async def open_details(
+        self, user: str, ref: QuestionRef, trigger_id: str, *, push: bool
+    ) -> None:
+        """Show question `ref.question` in full; anyone may read it."""
+        record = await self._asks.record(ref.ask_id)
+        if record is None or ref.question >= len(record.questions):
+            return
+        view = details_modal([record.questions[ref.question]])
+        await self._messages.open_modal(record, user, trigger_id, view, push=push)
+
+    # --- shared steps ---------------------------------------------------------------------
+
+    async def _complete_part(
+        self, live: LiveAsk, user: str, part: int, items: list[AskUserQuestionAnswerItem]
+    ) -> None:
+        if len(live.layout.parts) == 1:
+            await self._admission.answer(live, user, items)
+            return
+        if part in live.record.parts_done or live.deciding:
+            await self._admission.too_late(user, live.record.id)
+            return
+        answered = PartAnswer(by=user, at=self._clock.now(), answers=items)
+
+        def add_part(record: AskRecord) -> AskRecord | None:
+            if part in record.parts_done:
+                return None  # someone answered it first (on another replica)
+            return record.model_copy(update={"parts_done": {**record.parts_done, part: answered}})
+
+        if len(live.record.parts_done) + 1 < len(live.layout.parts):
+            saved = await self._asks.save_progress(
+                live,
+                EventKind.PART_ANSWERED,
+                add_part,
+                actor=user,
+                detail=f"part {part}",
+                show=(part,),
+            )
+            if saved is None:
+                await self._admission.too_late_for_part(user, live, part)
+                return
+            if len(saved.parts_done) < len(live.layout.parts):
+                return
+        else:
+            completed = add_part(live.record)
+            if completed is None:
+                await self._admission.too_late_for_part(user, live, part)
+                return
+            live.record = completed
+        claimed = self._asks.claim(live.record.id)
+        if claimed is None:
+            return
+        done = live.record.parts_done
+        by_id = {item.id: item for p in done.values() for item in p.answers}
+        answer = AskUserQuestionAnswer(answers=[by_id[q.id] for q in live.record.questions])
+        await self._admission.settle_answer(claimed, user, answer)
+
+
+def _typed_text(values: StateValues, block_id: str) -> str:
+    return next((s.value for s in values.get(block_id, {}).values() if s.value is not None), "")
+
+
+def _errors_text(live: LiveAsk, errors: dict[str, str]) -> str:
+    by_id = {q.question.id: q.question.question for q in live.layout.questions}
+    lines = [
+        f"• *{escaped_within(by_id[qid], 200)}* — {message}" for qid, message in errors.items()
+    ]
+    return "Nothing was sent yet; please finish these first:\n" + "\n".join(lines)

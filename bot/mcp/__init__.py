@@ -1,0 +1,1 @@
+"""`python -m bot mcp`: the MCP server whose tools ask in Slack."""

@@ -1,0 +1,255 @@
+"""`python -m bot mcp [--http HOST:PORT]`: where questions go, start-up, and the transport.
+
+With `SLACK_QUESTIONS_RELAY_URL` and `SLACK_QUESTIONS_RELAY_TOKEN` it is a thin client of a
+running service's relay. Without them but with `SLACK_BOT_TOKEN`, `SLACK_APP_TOKEN` and
+`SLACK_QUESTIONS_CHANNEL` it runs the service in this process in Socket Mode (no public URL),
+its relay listening on loopback only for this server. Stdout belongs to JSON-RPC on stdio:
+everything else goes to stderr, and start-up runs with `sys.stdout` pointed at stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import os
+import re
+import secrets
+import signal
+import sys
+from collections.abc import AsyncIterator, Coroutine, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+from bot.config import Config, ConfigError, Mode, load_config, parse_args
+from bot.service.server import Server
+from bot.slack.api import SlackCallFailed, slack_call
+from bot.slack_provider import StartupError
+from provider import RelayProvider
+
+log = logging.getLogger(__name__)
+
+RELAY_VARIABLES = ("SLACK_QUESTIONS_RELAY_URL", "SLACK_QUESTIONS_RELAY_TOKEN")
+SOCKET_VARIABLES = ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_QUESTIONS_CHANNEL")
+NOWHERE = (
+    "cannot start the MCP server: it has nowhere to send questions. Set either\n"
+    "  - SLACK_QUESTIONS_RELAY_URL and SLACK_QUESTIONS_RELAY_TOKEN: the relay of a running "
+    "slack-questions service (python -m bot), the team set-up; or\n"
+    "  - SLACK_BOT_TOKEN (xoxb-…), SLACK_APP_TOKEN (xapp-…, Socket Mode) and "
+    "SLACK_QUESTIONS_CHANNEL (C…): ask in Slack from this process, the one-developer set-up"
+)
+
+
+@dataclass(frozen=True)
+class RelayTarget:
+    """Ask through a running service's relay."""
+
+    url: str
+    token: str
+
+
+@dataclass(frozen=True)
+class SocketTarget:
+    """Run the service here in Socket Mode; its relay listens on loopback for us alone."""
+
+    config: Config
+
+
+Target = RelayTarget | SocketTarget
+
+
+@dataclass(frozen=True)
+class McpArgs:
+    """The flags of `python -m bot mcp`."""
+
+    http: tuple[str, int] | None  # None: stdio
+
+
+def parse_mcp_args(argv: Sequence[str]) -> McpArgs:
+    """`[--http HOST:PORT]`; argparse exits 2 with usage on stderr for anything else."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bot mcp",
+        description="An MCP server whose ask_user_question asks people in Slack "
+        "(stdio unless --http).",
+    )
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        type=_host_port,
+        help="serve streamable HTTP at http://HOST:PORT/mcp instead of stdio",
+    )
+    return McpArgs(http=parser.parse_args(list(argv)).http)
+
+
+def _host_port(value: str) -> tuple[str, int]:
+    host, _, port = value.rpartition(":")
+    if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"expected HOST:PORT such as 127.0.0.1:8765, not {value!r}"
+        )
+    return host.strip("[]"), int(port)
+
+
+def resolve_target(env: Mapping[str, str]) -> Target:
+    """Where questions go, or `ConfigError` listing everything to set."""
+
+    def get(name: str) -> str | None:
+        return env.get(name, "").strip() or None
+
+    relay = {name: get(name) for name in RELAY_VARIABLES}
+    if any(relay.values()):
+        missing = [name for name, value in relay.items() if value is None]
+        problems = [f"{name} is missing (the relay needs both)" for name in missing]
+        url = relay["SLACK_QUESTIONS_RELAY_URL"]
+        if url is not None and not re.match(r"^https?://", url):
+            problems.append(f"SLACK_QUESTIONS_RELAY_URL must be an http(s) URL, not {url!r}")
+        if problems:
+            raise ConfigError("cannot start:\n" + "\n".join(f"  - {p}" for p in problems))
+        assert url is not None
+        token = relay["SLACK_QUESTIONS_RELAY_TOKEN"]
+        assert token is not None
+        return RelayTarget(url=url, token=token)
+
+    if not any(get(name) for name in SOCKET_VARIABLES):
+        raise ConfigError(NOWHERE)
+    missing = [name for name in SOCKET_VARIABLES if get(name) is None]
+    if missing:
+        raise ConfigError(
+            "cannot start:\n"
+            + "\n".join(
+                f"  - {name} is missing (Socket Mode in this process needs "
+                f"{', '.join(SOCKET_VARIABLES)})"
+                for name in missing
+            )
+        )
+    # The service's own checks, with its relay bound to loopback under a fresh token.
+    service_env = dict(env)
+    service_env.update(
+        HOST="127.0.0.1",
+        PORT="0",
+        SLACK_QUESTIONS_RELAY_TOKEN=secrets.token_urlsafe(32),
+        SLACK_QUESTIONS_DB=get("SLACK_QUESTIONS_DB") or ":memory:",
+    )
+    config = load_config(service_env, parse_args([]))
+    assert config.mode is Mode.SOCKET  # the app token is set
+    return SocketTarget(config)
+
+
+@asynccontextmanager
+async def opened_relay(target: Target) -> AsyncIterator[tuple[RelayProvider, str]]:
+    """A relay client for `target`, and where questions appear ("#channel" or "Slack")."""
+    if isinstance(target, RelayTarget):
+        async with RelayProvider(target.url, target.token) as relay:
+            yield relay, "Slack"
+        return
+    server = await Server.start(target.config)
+    try:
+        token = target.config.relay_token
+        assert token is not None
+        async with RelayProvider(server.url, token.get_secret_value()) as relay:
+            yield relay, await _channel_name(server)
+    finally:
+        await server.close()
+
+
+async def _channel_name(server: Server) -> str:
+    channel = server.config.slack.channel
+    try:
+        async with slack_call("conversations.info"):
+            response = await server.provider.client.conversations_info(channel=channel or "")
+    except SlackCallFailed:
+        return "Slack"
+    name = (response.get("channel") or {}).get("name")
+    return f"#{name}" if name else "Slack"
+
+
+def main(argv: Sequence[str]) -> int:
+    """Entry of `python -m bot mcp`; returns the exit code (2: cannot start)."""
+    args = parse_mcp_args(argv)
+    logging.basicConfig(
+        level=os.environ.get("LOG_LEVEL", "WARNING").upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    try:
+        target = resolve_target(os.environ)
+    except ConfigError as error:
+        print(error, file=sys.stderr)
+        return 2
+    try:
+        from bot.mcp.desk import DeskOptions, QuestionDesk  # noqa: F401 - the extra is there
+    except ModuleNotFoundError as error:
+        if error.name is None or not error.name.startswith("mcp"):
+            raise
+        print(
+            "python -m bot mcp needs the MCP SDK: pip install 'slack-questions[mcp]'",
+            file=sys.stderr,
+        )
+        return 2
+    return asyncio.run(_serve(target, args, os.environ.get("SLACK_QUESTIONS_AGENT_NAME")))
+
+
+async def _serve(target: Target, args: McpArgs, agent_name: str | None) -> int:
+    from bot.mcp.desk import DeskOptions, QuestionDesk
+
+    signalled = False
+    async with contextlib.AsyncExitStack() as stack:
+        # Nothing that starts up may reach stdout: on stdio it is the client's JSON-RPC.
+        with contextlib.redirect_stdout(sys.stderr):
+            try:
+                relay, where = await stack.enter_async_context(opened_relay(target))
+            except StartupError as error:
+                print(f"cannot start: {error}", file=sys.stderr)
+                return 2
+        desk = await stack.enter_async_context(
+            QuestionDesk(relay, DeskOptions(agent_name=agent_name, where=where))
+        )
+        if args.http is None:
+            signalled = await _until_signalled(desk.server.run_stdio_async())
+        else:
+            host, port = args.http
+            print(f"slack-questions MCP server at http://{host}:{port}/mcp", file=sys.stderr)
+            # uvicorn shuts down gracefully on SIGTERM/SIGINT, then raises the signal again
+            # for the handler it found: ours, so the process lives on to withdraw and close.
+            with _signals_absorbed():
+                await desk.server.run_streamable_http_async(host=host, port=port)
+    if signalled:
+        # Pending asks are withdrawn and everything is closed; only the transport's stdin
+        # reader is left, blocked in a thread no cancellation reaches until stdin closes.
+        sys.stderr.flush()
+        os._exit(0)
+    return 0
+
+
+@contextlib.contextmanager
+def _signals_absorbed() -> Iterator[None]:
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, lambda: None)
+    try:
+        yield
+    finally:
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+
+
+async def _until_signalled(serving: Coroutine[object, object, None]) -> bool:
+    """Serve until the client leaves (False) or SIGTERM/SIGINT arrives (True)."""
+    task = asyncio.ensure_future(serving)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({task, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stopping.cancel()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(signum)
+    if task.done():
+        task.result()
+        return False
+    task.cancel()
+    return True

@@ -1,0 +1,326 @@
+"""The team view: what the agents are waiting on, and every decision made for them, by whom.
+
+Pure: records (newest first) and permalinks in, Block Kit out. The same two sections render
+for the Home tab (`home_view`, up to 100 blocks) and for `/agent-questions` (`command_message`,
+up to 50 blocks); a long history is cut and the cut says how many more there are. Every piece
+of agent text (questions, answers, reasons, agent names) is escaped and sized here, so a
+section never exceeds Slack's 3,000 characters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from slack_sdk.models.blocks import (
+    Block,
+    ContextBlock,
+    DividerBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    PlainTextObject,
+    SectionBlock,
+)
+from slack_sdk.models.views import View
+
+from bot.render import MessageContent
+from bot.render.decided import when
+from bot.render.layout import MESSAGE_BLOCKS_MAX
+from bot.render.message import agent_label
+from bot.render.question import SECTION_TEXT_MAX
+from bot.render.text import cut_escaped, escape, escaped_within
+from bot.store import AskRecord, Verdict
+from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
+
+HOME_BLOCKS_MAX: Final = 100
+QUESTIONS_SHOWN: Final = 3  # per ask; the rest are counted
+QUESTION_MAX: Final = 150
+LABEL_MAX: Final = 75
+ANSWER_MAX: Final = 300
+REASON_MAX: Final = 200
+APPROVERS_SHOWN: Final = 10
+
+WAITING_TITLE: Final = "Waiting for an answer"
+DECIDED_TITLE: Final = "Recent decisions"
+NOTHING_WAITING: Final = ":white_check_mark: Nothing is waiting for an answer right now."
+NO_DECISIONS: Final = (
+    "_No decisions yet._ When someone answers an agent's question, it shows up here."
+)
+HOME_INTRO: Final = (
+    "What your agents asked people in Slack, and who decided. Newest first; "
+    "`/agent-questions` shows the same list anywhere."
+)
+NO_RECENT_DECISIONS: Final = "_No decisions among the newest asks._"
+OLDER_NOT_LISTED: Final = "Older decisions are not listed."
+MORE_ON_HOME: Final = " The app's Home tab shows a longer list."
+MIN_BLOCKS: Final = 7  # headers, divider, and per list one ask and its "more" line
+
+# Ids Slack gives people (U…, W…): anything else is not mentioned as a person.
+_USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
+
+
+def home_view(
+    records: Sequence[AskRecord], links: Mapping[str, str], *, older: bool = False
+) -> View:
+    """The Home tab: an intro, then the waiting asks and the recent decisions.
+
+    `records` are the asks to show, newest first; `links` maps an ask id to the permalink
+    of its message; `older` says the store holds older asks than these."""
+    intro: list[Block] = [
+        HeaderBlock(block_id="sq~team.title", text=PlainTextObject(text="Agent questions")),
+        ContextBlock(
+            block_id="sq~team.intro",
+            elements=[MarkdownTextObject(verbatim=True, text=HOME_INTRO)],
+        ),
+    ]
+    body = team_blocks(records, links, max_blocks=HOME_BLOCKS_MAX - len(intro), older=older)
+    return View(type="home", callback_id="sq~team.home", blocks=[*intro, *body])
+
+
+def command_message(
+    records: Sequence[AskRecord], links: Mapping[str, str], *, older: bool = False
+) -> MessageContent:
+    """The `/agent-questions` answer: the same two sections, within a message's 50 blocks."""
+    pending, settled = _split(records)
+    blocks = team_blocks(
+        records, links, max_blocks=MESSAGE_BLOCKS_MAX, older=older, hint=MORE_ON_HOME
+    )
+    decisions = _count(len(settled), "recent decision", "recent decisions")
+    text = f"Agent questions: {len(pending)} waiting for an answer, {decisions}"
+    return MessageContent(text=text, blocks=blocks)
+
+
+def team_blocks(
+    records: Sequence[AskRecord],
+    links: Mapping[str, str],
+    *,
+    max_blocks: int,
+    older: bool = False,
+    hint: str = "",
+) -> list[Block]:
+    """Both sections in at most `max_blocks` blocks, one per ask; a cut list ends with how
+    many more it has (and `hint`, where to see them)."""
+    if max_blocks < MIN_BLOCKS:
+        raise ValueError(f"the team view needs at least {MIN_BLOCKS} blocks, not {max_blocks}")
+    pending, settled = _split(records)
+    room = max_blocks - 3  # two headers and the divider between them
+    shown_pending, shown_settled = _shares(len(pending), len(settled), room, older=older)
+    hidden_pending = len(pending) - shown_pending
+    hidden_settled = len(settled) - shown_settled
+    waiting_more = (
+        f"…and {hidden_pending} more waiting for an answer.{hint}" if hidden_pending else None
+    )
+    if hidden_settled:
+        and_older = ", and older ones" if older else ""
+        more = _count(hidden_settled, "more decision", "more decisions")
+        decided_more: str | None = f"…and {more}{and_older}.{hint}"
+    else:
+        decided_more = OLDER_NOT_LISTED if older else None
+    return [
+        HeaderBlock(block_id="sq~team.waiting", text=PlainTextObject(text=WAITING_TITLE)),
+        *_items(
+            "w",
+            [_pending_text(r, links.get(r.id)) for r in pending[:shown_pending]],
+            empty=NOTHING_WAITING,
+            more=waiting_more,
+        ),
+        DividerBlock(block_id="sq~team.divider"),
+        HeaderBlock(block_id="sq~team.decided", text=PlainTextObject(text=DECIDED_TITLE)),
+        *_items(
+            "d",
+            [_settled_text(r, links.get(r.id)) for r in settled[:shown_settled]],
+            empty=NO_RECENT_DECISIONS if older else NO_DECISIONS,
+            more=decided_more,
+        ),
+    ]
+
+
+def _split(records: Sequence[AskRecord]) -> tuple[list[AskRecord], list[AskRecord]]:
+    # Waiting: newest asked first. Decisions: newest decided first (a long-open ask decided
+    # just now belongs at the top). `sorted` is stable, so ties keep the store's order.
+    pending = sorted(
+        (r for r in records if not r.settled), key=lambda r: r.created_at, reverse=True
+    )
+    settled = sorted(
+        (r for r in records if r.settled),
+        key=lambda r: r.decided_at if r.decided_at is not None else r.created_at,
+        reverse=True,
+    )
+    return pending, settled
+
+
+def _shares(pending: int, settled: int, room: int, *, older: bool) -> tuple[int, int]:
+    """How many asks of each list fit in `room` blocks. An empty list spends one block on
+    its empty state, a cut one (or the decisions, when older ones exist) one on its last
+    line. The waiting list may take up to half the room; the decisions get the rest."""
+    need_pending = max(pending, 1)
+    need_settled = max(settled, 1) + (1 if older else 0)
+    if need_pending + need_settled <= room:
+        return pending, settled
+    half = room // 2
+    if need_pending <= half:
+        return pending, room - need_pending - 1
+    if need_settled <= room - half:
+        return room - need_settled - 1, settled
+    return half - 1, room - half - 1
+
+
+def _items(key: str, texts: list[str], *, empty: str, more: str | None) -> list[Block]:
+    blocks: list[Block] = [_section(f"sq~team.{key}.{n}", text) for n, text in enumerate(texts)]
+    if not texts:
+        blocks.append(_section(f"sq~team.{key}.empty", empty))
+    if more:
+        blocks.append(
+            ContextBlock(
+                block_id=f"sq~team.{key}.more",
+                elements=[MarkdownTextObject(verbatim=True, text=more)],
+            )
+        )
+    return blocks
+
+
+def _section(block_id: str, text: str) -> SectionBlock:
+    # The pieces are sized to fit; the cut is a last guard that never splits an entity.
+    return SectionBlock(
+        block_id=block_id,
+        text=MarkdownTextObject(verbatim=True, text=cut_escaped(text, SECTION_TEXT_MAX)),
+    )
+
+
+def _pending_text(record: AskRecord, link: str | None) -> str:
+    if record.is_plan_review:
+        lines = [_plan_title(record)]
+        if record.approvals:
+            lines.append(f"Approved so far by {_approvers(record)}")
+    else:
+        lines = [f"*{_question(q)}*" for q in record.questions[:QUESTIONS_SHOWN]]
+        lines += _more_questions(record)
+        lines[0] = f":hourglass_flowing_sand: {lines[0]}"
+    asked = f"asked {when(record.created_at)}"
+    # Not in Slack yet: the channel is at Slack's posting rate and it waits its turn.
+    lines.append(_meta(record, f"{asked}, queued to be posted" if record.queued else asked, link))
+    return "\n".join(lines)
+
+
+def _settled_text(record: AskRecord, link: str | None) -> str:
+    verdict = record.ended_as or Verdict.FAILED
+    at = when(record.decided_at if record.decided_at is not None else record.created_at)
+    if record.is_plan_review:
+        lines = [_plan_title(record), *_plan_outcome(record, verdict)]
+    else:
+        answers = {a.id: a for a in record.answer.answers} if record.answer else {}
+        lines = []
+        for q in record.questions[:QUESTIONS_SHOWN]:
+            line = f"*{_question(q)}*"
+            if verdict is Verdict.ANSWERED:
+                line += f" → {_answer_words(answers.get(q.id))}"
+            lines.append(line)
+        lines += _more_questions(record)
+        lines.append(_outcome(record, verdict))
+    lines.append(_meta(record, at, link))
+    return "\n".join(lines)
+
+
+def _outcome(record: AskRecord, verdict: Verdict) -> str:
+    who = _who(record.decided_by)
+    match verdict:
+        case Verdict.ANSWERED:
+            return f":white_check_mark: Answered by {who}"
+        case Verdict.WITHDRAWN:
+            reason = _reason(record) or "the agent no longer needed an answer"
+            return f":heavy_minus_sign: Withdrawn, nobody answered: {reason}"
+        case Verdict.CLOSED:
+            return f":x: Dismissed: {who} closed the form"
+        case Verdict.CANCELLED:
+            return f":speech_balloon: Discussed: {who} chose to talk it over in the thread"
+        case Verdict.EXPIRED:
+            return ":alarm_clock: Expired, nobody answered" + _colon(_reason(record))
+        case Verdict.FAILED:
+            return ":warning: Failed" + _colon(_reason(record))
+
+
+def _plan_outcome(record: AskRecord, verdict: Verdict) -> list[str]:
+    question = record.questions[0]
+    intent = question.intent
+    item = record.answer.answers[0] if record.answer and record.answer.answers else None
+    who = _who(record.decided_by)
+    if verdict is Verdict.ANSWERED and item is not None and intent is not None:
+        if item.selected == [intent.approve]:
+            return [f":white_check_mark: *Approved* by {_approvers(record) or who}"]
+        if item.custom is not None:
+            comment = escaped_within(" ".join(item.custom.split()), ANSWER_MAX)
+            return [f":memo: *Changes requested* by {who}", f"> {comment}", *_earlier(record)]
+        return [
+            f":no_entry: *Declined* by {who}: {_answer_words(item)}",
+            *_earlier(record),
+        ]
+    return [_outcome(record, verdict), *_earlier(record)]
+
+
+def _earlier(record: AskRecord) -> list[str]:
+    # Approvals that came before a decline or an ending: the review still shows them.
+    return [f"Approved before that by {_approvers(record)}"] if record.approvals else []
+
+
+def _plan_title(record: AskRecord) -> str:
+    revision = f" (revision {record.revision})" if record.revision > 1 else ""
+    return f":clipboard: Plan review{revision}: *{_question(record.questions[0])}*"
+
+
+def _question(question: AskUserQuestionItem) -> str:
+    return escaped_within(" ".join(question.question.split()), QUESTION_MAX)
+
+
+def _more_questions(record: AskRecord) -> list[str]:
+    hidden = len(record.questions) - QUESTIONS_SHOWN
+    return [f"_…and {_count(hidden, 'more question', 'more questions')}_"] if hidden > 0 else []
+
+
+def _answer_words(item: AskUserQuestionAnswerItem | None) -> str:
+    """One answer on one line: the chosen labels in bold, then the typed text in quotes."""
+    if item is None:
+        return "_no answer_"
+    words = [f"*{escaped_within(label, LABEL_MAX)}*" for label in item.selected]
+    if item.custom is not None:
+        custom = escaped_within(" ".join(item.custom.split()), ANSWER_MAX)
+        words.append(f"“{custom}”")
+    if not words:
+        return "_skipped_"
+    return cut_escaped(", ".join(words), ANSWER_MAX + 2 * LABEL_MAX)
+
+
+def _meta(record: AskRecord, stamp: str, link: str | None) -> str:
+    parts = [stamp, f"from *{agent_label(record.agent_name, record.agent_id)}*"]
+    if link:
+        parts.append(f"<{_url(link)}|View in Slack>")
+    return " · ".join(parts)
+
+
+def _url(link: str) -> str:
+    # A permalink comes from Slack, but a `|` or `>` in it would still end the link early.
+    return escape(link).replace("|", "%7C")
+
+
+def _who(user: str | None) -> str:
+    return f"<@{user}>" if user and _USER_ID.match(user) else "someone"
+
+
+def _approvers(record: AskRecord) -> str:
+    names = [_who(a.by) for a in record.approvals[:APPROVERS_SHOWN]]
+    hidden = len(record.approvals) - APPROVERS_SHOWN
+    if hidden > 0:
+        names.append(f"{hidden} more")
+    return ", ".join(names)
+
+
+def _reason(record: AskRecord) -> str:
+    return escaped_within(" ".join(record.reason.split()), REASON_MAX) if record.reason else ""
+
+
+def _colon(text: str) -> str:
+    return f": {text}" if text else ""
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"

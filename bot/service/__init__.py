@@ -1,0 +1,1 @@
+"""`python -m bot` as a service: the HTTP server, the relay API, its OpenAPI document, readiness."""

@@ -1,0 +1,175 @@
+"""The relay's OpenAPI 3.1 document, built from the same pydantic models the relay uses.
+
+It states every rule a schema can (the seam's rules come with its models; Slack's limits,
+answered 422, are added here) and, for each error status, the `error.code`s it carries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+from pydantic.json_schema import models_json_schema
+
+from bot.render.layout import BLOCK_ID_MAX, MENU_OPTIONS_MAX, PARTS_MAX
+from provider.relay_wire import IDEMPOTENCY_CONFLICT, AskList, AskView, CreateAsk, Problem
+
+REF = "#/components/schemas/{model}"
+SLACK_CANNOT_SHOW = "else 422 ASK_FAILED: Slack cannot show it"
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": REF.format(model=name)}
+
+
+def _json(name: str, description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": _ref(name)}}}
+
+
+def _problem(status: int, description: str, codes: tuple[str, ...] | None = None) -> dict[str, Any]:
+    """An error response naming its codes: `codes`, or every code the relay answers `status`."""
+    # Imported here: the relay server serves this document, and its table is the one place a
+    # code becomes a status.
+    from bot.service.relay import STATUS_OF_CODE
+
+    listed = codes or tuple(code for code, s in STATUS_OF_CODE.items() if s == status)
+    return {
+        **_json("Problem", f"{description}. `error.code`: {', '.join(listed)}"),
+        "x-error-codes": list(listed),
+    }
+
+
+def _add_slack_limits(schemas: Mapping[str, Any]) -> None:
+    # The provider refuses what Slack cannot show before storing it (422, not a malformed body).
+    item = schemas["AskUserQuestionItem"]["properties"]
+    item["id"]["maxLength"] = BLOCK_ID_MAX
+    item["id"]["description"] += f" At most {BLOCK_ID_MAX} characters ({SLACK_CANNOT_SHOW})."
+    options = item["options"]
+    options["anyOf"][0]["maxItems"] = MENU_OPTIONS_MAX
+    options["description"] += f" At most {MENU_OPTIONS_MAX} ({SLACK_CANNOT_SHOW})."
+    questions = schemas["CreateAsk"]["properties"]["questions"]
+    questions["description"] += (
+        f" All of them must fit in {PARTS_MAX} Slack messages ({SLACK_CANNOT_SHOW})."
+    )
+
+
+@cache
+def openapi_document() -> dict[str, Any]:
+    """The relay API, described for client generators and humans."""
+    _, schemas = models_json_schema(
+        [
+            (CreateAsk, "validation"),
+            (AskView, "serialization"),
+            (AskList, "serialization"),
+            (Problem, "serialization"),
+        ],
+        ref_template=REF,
+    )
+    _add_slack_limits(schemas["$defs"])
+    problems = {
+        "401": _problem(401, "Missing or wrong bearer token"),
+        "503": _problem(503, "The relay is disabled (no relay token is configured)"),
+    }
+    bad_query = _problem(400, "Invalid query; `fields` names each problem", ("INVALID_BODY",))
+    not_found = _problem(404, "No such ask")
+    ask_id = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "slack-questions relay",
+            "version": "1",
+            "description": "Ask people in Slack from any process; answers come back typed.",
+        },
+        "components": {
+            "schemas": schemas["$defs"],
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        },
+        "security": [{"bearer": []}],
+        "paths": {
+            "/v1/asks": {
+                "post": {
+                    "summary": "Ask (idempotent with idempotency_key)",
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": _ref("CreateAsk")}},
+                    },
+                    "responses": {
+                        "201": _json("AskView", "Stored; it is posted to Slack next"),
+                        "200": _json("AskView", "This idempotency key already made this ask"),
+                        "400": _problem(
+                            400, "Invalid body, or an ask the seam refuses; `fields` names each"
+                        ),
+                        **problems,
+                        "409": _problem(
+                            409,
+                            "This idempotency key already made an ask with a different body",
+                            (IDEMPOTENCY_CONFLICT,),
+                        ),
+                        "413": _problem(413, "Body too large"),
+                        "422": _problem(
+                            422,
+                            f"Slack cannot show this request: a question id over {BLOCK_ID_MAX} "
+                            f"characters, over {MENU_OPTIONS_MAX} options, or more than "
+                            f"{PARTS_MAX} messages' worth of questions",
+                        ),
+                    },
+                },
+                "get": {
+                    "summary": "List asks, newest first",
+                    "parameters": [
+                        {
+                            "name": "state",
+                            "in": "query",
+                            "schema": {"enum": ["pending", "answered", "failed"]},
+                        },
+                        {
+                            "name": "limit",
+                            "in": "query",
+                            "schema": {"type": "integer", "minimum": 1, "maximum": 500},
+                        },
+                    ],
+                    "responses": {
+                        "200": _json("AskList", "The asks"),
+                        "400": bad_query,
+                        **problems,
+                    },
+                },
+            },
+            "/v1/asks/{id}": {
+                "get": {
+                    "summary": "An ask; with wait=S, held open up to S seconds while pending",
+                    "parameters": [
+                        ask_id,
+                        {
+                            "name": "wait",
+                            "in": "query",
+                            "schema": {"type": "number", "minimum": 0, "maximum": 60},
+                        },
+                    ],
+                    "responses": {
+                        "200": _json("AskView", "The ask"),
+                        "400": bad_query,
+                        **problems,
+                        "404": not_found,
+                    },
+                },
+                "delete": {
+                    "summary": "Withdraw the ask (ASK_ABORTED); the message says so",
+                    "parameters": [ask_id],
+                    "responses": {
+                        "200": _json("AskView", "The ask, now failed with ASK_ABORTED"),
+                        **problems,
+                        "404": not_found,
+                    },
+                },
+            },
+            "/healthz": {
+                "get": {
+                    "summary": "Liveness",
+                    "security": [],
+                    "responses": {"200": {"description": "The service is up"}},
+                }
+            },
+        },
+    }

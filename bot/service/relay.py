@@ -1,0 +1,346 @@
+"""The relay API: agents in any process or language ask through HTTP; one table maps errors.
+
+POST   /v1/asks              create (idempotent with idempotency_key) -> 201 {id, state}
+GET    /v1/asks/{id}?wait=S  state, answer or error; held open up to S <= 60 s while pending
+DELETE /v1/asks/{id}         withdraw -> ASK_ABORTED
+GET    /v1/asks?state=…      list, newest first
+GET    /v1/openapi.json      this API, described
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Final
+
+from aiohttp import web
+from pydantic import SecretStr, ValidationError
+
+from bot.asks.lifecycle import Asks
+from bot.block_ids import parse_number
+from bot.clock import Clock, SystemClock
+from bot.metrics import Metrics
+from bot.service.openapi import openapi_document
+from bot.store import AskRecord, ThreadRef, Verdict
+from bot.tasks import Tasks
+from provider import AskUserQuestionRequest, ErrorCode, UserQuestionError
+from provider.relay_wire import (
+    IDEMPOTENCY_CONFLICT,
+    MAX_WAIT_SECONDS,
+    AgentRef,
+    AskDetail,
+    AskList,
+    AskState,
+    AskSummary,
+    AskView,
+    CreateAsk,
+    ErrorBody,
+    FieldProblem,
+    Problem,
+)
+from provider.service import check_request
+from provider.types import field_errors
+
+log = logging.getLogger(__name__)
+
+MAX_BODY_BYTES: Final = 256 * 1024
+LIST_LIMIT_MAX: Final = 500
+
+# The only place a seam error code becomes an HTTP status.
+STATUS_OF_CODE: Final[dict[str, int]] = {
+    ErrorCode.EMPTY_QUESTIONS: 400,
+    ErrorCode.BAD_INTENT: 400,
+    ErrorCode.CALLER_NOT_LIVE: 400,
+    ErrorCode.DELEGATED_CALLER: 400,
+    ErrorCode.ASK_FAILED: 422,
+    "INVALID_BODY": 400,
+    "UNAUTHORIZED": 401,
+    "NOT_FOUND": 404,
+    IDEMPOTENCY_CONFLICT: 409,
+    "BODY_TOO_LARGE": 413,
+    "RELAY_DISABLED": 503,
+}
+
+Links = Callable[[list[AskRecord]], Awaitable[dict[str, str]]]
+"""Ask id -> permalink of its first Slack message, for the asks given (those it can find)."""
+
+
+def problem(code: str, message: str, fields: list[FieldProblem] | None = None) -> web.Response:
+    """A 4xx/5xx response in the relay's error shape, its status from `STATUS_OF_CODE`."""
+    name = "UserQuestionError" if code in ErrorCode.__members__ else "RelayError"
+    body = Problem(error=ErrorBody(name=name, code=code, message=message), fields=fields or [])
+    status = STATUS_OF_CODE.get(code, 400)
+    if status in (400, 401, 413):
+        # A client's garbage: one line, no traceback (an unknown id, 404, is normal polling).
+        log.warning("relay refused a request (%d %s): %s", status, code, message)
+    response = web.json_response(body.to_wire(), status=status)
+    if code == "UNAUTHORIZED":
+        response.headers["WWW-Authenticate"] = 'Bearer realm="slack-questions"'
+    return response
+
+
+def view_of(record: AskRecord) -> AskView:
+    """What the relay says about a stored ask."""
+    error = None
+    if record.error is not None:
+        error = ErrorBody(
+            name=record.error.name, code=record.error.code, message=record.error.message
+        )
+    return AskView(
+        id=record.id,
+        state=record.state,
+        answer=record.answer,
+        error=error,
+        decided_by=record.decided_by,
+        detail=AskDetail.QUEUED if record.queued else None,
+    )
+
+
+class RelayServer:
+    """Relay routes over `Asks`; requests are checked like the seam's own service checks."""
+
+    def __init__(
+        self,
+        asks: Asks,
+        tasks: Tasks,
+        token: SecretStr | None,
+        *,
+        metrics: Metrics | None = None,
+        links: Links | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self._asks = asks
+        self._tasks = tasks
+        self._token = token.get_secret_value().encode() if token else None
+        self._closing = False
+        # The deadlines of the waits held open now: `close()` brings them forward.
+        self._deadlines: set[asyncio.Timeout] = set()
+        self._metrics = metrics
+        self._links = links
+        self._clock: Clock = clock or SystemClock()
+
+    def add_routes(self, app: web.Application) -> None:
+        """Mount the relay on `app` (its `client_max_size` should be `MAX_BODY_BYTES`)."""
+        app.router.add_get("/v1/openapi.json", self._openapi)
+        app.router.add_post("/v1/asks", self._create)
+        app.router.add_get("/v1/asks", self._list)
+        app.router.add_get("/v1/asks/{id}", self._get)
+        app.router.add_delete("/v1/asks/{id}", self._delete)
+
+    def close(self) -> None:
+        """Answer every held-open wait now, with the ask as it stands, for a quick shutdown;
+        from now on a wait answers at once."""
+        self._closing = True
+        now = asyncio.get_running_loop().time()
+        for deadline in self._deadlines:
+            if not deadline.expired():
+                deadline.reschedule(now)
+
+    def _refusal(self, request: web.Request) -> web.Response | None:
+        """The answer to a request the relay must not serve (it is disabled, or the bearer
+        token is missing or wrong); None to serve it.
+
+        Called first by each route, not wrapped around it: a wrapper's frame would stay
+        alive for as long as a wait is held."""
+        if self._token is None:
+            return problem(
+                "RELAY_DISABLED",
+                "the relay is disabled: set SLACK_QUESTIONS_RELAY_TOKEN to enable it",
+            )
+        scheme, _, given = request.headers.get("Authorization", "").partition(" ")
+        # Constant time: a timing leak must not reveal the token byte by byte.
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.encode(), self._token):
+            return problem("UNAUTHORIZED", "missing or wrong bearer token")
+        return None
+
+    async def _openapi(self, request: web.Request) -> web.Response:
+        return web.json_response(openapi_document())
+
+    async def _create(self, request: web.Request) -> web.Response:
+        if (refused := self._refusal(request)) is not None:
+            return refused
+        try:
+            raw = await request.read()
+        except web.HTTPRequestEntityTooLarge:
+            return problem("BODY_TOO_LARGE", f"the body is over {MAX_BODY_BYTES} bytes")
+        try:
+            body = CreateAsk.model_validate_json(raw)
+        except ValidationError as error:
+            return _invalid(error)
+        ask_request = body.request()
+        try:
+            check_request(ask_request)
+            record, created = await self._asks.create(
+                ask_request,
+                agent_id=body.agent.id if body.agent else None,
+                agent_name=body.agent.name if body.agent else None,
+                idempotency_key=body.idempotency_key,
+                route=ThreadRef(channel=body.thread.channel, thread_ts=body.thread.thread_ts)
+                if body.thread
+                else None,
+            )
+        except UserQuestionError as error:
+            return problem(error.code, error.message, _fields_of(error, ask_request))
+        if not created and not _same_ask(record, body):
+            return problem(
+                IDEMPOTENCY_CONFLICT,
+                f"idempotency_key {body.idempotency_key!r} already made ask {record.id} "
+                "with a different body; use a new key for a new ask",
+            )
+        if record.state is AskState.PENDING:
+            # Answered 201 once stored; posting follows in its channel's queue (and is
+            # retried on restart).
+            self._asks.post_soon(record.id)
+        return web.json_response(view_of(record).to_wire(), status=201 if created else 200)
+
+    async def _get(self, request: web.Request) -> web.Response:
+        if (refused := self._refusal(request)) is not None:
+            return refused
+        ask_id = request.match_info["id"]
+        wait = request.query.get("wait", "0")
+        try:
+            seconds = float(wait)
+        except ValueError:
+            seconds = -1
+        if not 0 <= seconds <= MAX_WAIT_SECONDS:
+            return problem(
+                "INVALID_BODY",
+                f"wait must be a number of seconds from 0 to {MAX_WAIT_SECONDS}",
+                [FieldProblem(field="wait", message=f"got {wait!r}")],
+            )
+        if seconds > 0 and not self._closing:
+            record = await self._held(ask_id, seconds)
+        else:
+            record = await self._asks.stored(ask_id)
+        if record is None:
+            return problem("NOT_FOUND", f"no ask {ask_id}")
+        return web.json_response(view_of(record).to_wire())
+
+    async def _held(self, ask_id: str, seconds: float) -> AskRecord | None:
+        """The ask once settled, or as it stands when `seconds` pass or the relay closes;
+        None if there is no such ask.
+
+        Held in this request's own task, no other: in one process nothing is read, the
+        settle hands the record over and it is answered as is (with replicas, `Asks.wait`
+        reads and notifications wake it). One deadline per request, which `close()` can
+        bring forward."""
+        metrics = self._metrics
+        if metrics is not None:
+            metrics.relay_waiters.inc()  # not the context manager: one object less each
+        try:
+            async with asyncio.timeout(seconds) as deadline:
+                self._deadlines.add(deadline)
+                try:
+                    return await self._asks.wait(ask_id)
+                finally:
+                    self._deadlines.discard(deadline)
+        except KeyError:
+            return None
+        except TimeoutError:
+            if not deadline.expired():
+                raise
+        finally:
+            if metrics is not None:
+                metrics.relay_waiters.dec()
+        # Still pending: its live copy says how it stands (a read only if not held here).
+        return await self._asks.record(ask_id)
+
+    async def _delete(self, request: web.Request) -> web.Response:
+        if (refused := self._refusal(request)) is not None:
+            return refused
+        ask_id = request.match_info["id"]
+        if await self._asks.stored(ask_id) is None:
+            return problem("NOT_FOUND", f"no ask {ask_id}")
+        await self._asks.held(ask_id)  # made or posted by another replica: take it in hand
+        await self._asks.settle(
+            ask_id, Verdict.WITHDRAWN, reason="the agent withdrew it through the relay"
+        )
+        # If someone else was settling it at that moment, report their decision once saved.
+        record = await self._asks.wait(ask_id)
+        return web.json_response(view_of(record).to_wire())
+
+    async def _list(self, request: web.Request) -> web.Response:
+        if (refused := self._refusal(request)) is not None:
+            return refused
+        state = request.query.get("state")
+        limit_text = request.query.get("limit", "100")
+        problems = []
+        if state is not None and state not in AskState.__members__.values():
+            problems.append(FieldProblem(field="state", message="pending, answered or failed"))
+        limit = parse_number(limit_text)
+        if limit is None or not 1 <= limit <= LIST_LIMIT_MAX:
+            problems.append(FieldProblem(field="limit", message=f"1 to {LIST_LIMIT_MAX}"))
+        if problems:
+            return problem("INVALID_BODY", "invalid query", problems)
+        assert limit is not None
+        records = await self._asks.recent(state=AskState(state) if state else None, limit=limit)
+        links = await self._links(records) if self._links is not None else {}
+        now = self._clock.now()
+        return web.json_response(
+            AskList(asks=[summary_of(r, links.get(r.id), now) for r in records]).to_wire()
+        )
+
+
+def summary_of(record: AskRecord, permalink: str | None, now: float) -> AskSummary:
+    """What the relay's list says about an ask: its view, who asked, the question texts,
+    where it is in Slack and its age."""
+    agent = AgentRef(id=record.agent_id, name=record.agent_name) if record.agent_id else None
+    return AskSummary(
+        **view_of(record).model_dump(),
+        agent=agent,
+        questions=[q.question for q in record.questions],
+        permalink=permalink,
+        age_seconds=round(max(now - record.created_at, 0.0), 3),
+    )
+
+
+def _fields_of(error: UserQuestionError, request: AskUserQuestionRequest) -> list[FieldProblem]:
+    """The field a seam check refused, so a 400 names it as every other 400 does."""
+    if error.code == ErrorCode.EMPTY_QUESTIONS:
+        return [FieldProblem(field="questions", message="at least one question is required")]
+    if error.code != ErrorCode.BAD_INTENT:
+        return []
+    for index, question in enumerate(request.questions):
+        if question.intent is None:
+            continue
+        labels = [option.label for option in question.options or []]
+        if question.intent.approve not in labels:
+            return [
+                FieldProblem(
+                    field=f"questions.{index}.intent.approve",
+                    message=f"names none of the options: {', '.join(map(repr, labels)) or 'none'}",
+                )
+            ]
+        if not question.detail:
+            return [
+                FieldProblem(
+                    field=f"questions.{index}.detail", message="the plan to review is missing"
+                )
+            ]
+    return []
+
+
+def _same_ask(record: AskRecord, body: CreateAsk) -> bool:
+    """Whether a retried create asks what the stored ask asked: same questions, same agent,
+    and the same route when it names one (an ask without one gets its channel later)."""
+    agent = body.agent
+    same = (
+        record.questions == body.questions
+        and record.agent_id == (agent.id if agent else None)
+        and record.agent_name == (agent.name if agent else None)
+    )
+    route = body.thread
+    if route is not None:
+        same = same and (record.channel, record.thread_ts) == (route.channel, route.thread_ts)
+    return same
+
+
+def _invalid(error: ValidationError) -> web.Response:
+    fields = [FieldProblem(field=f, message=m) for f, m in field_errors(error)]
+    summary = "; ".join(f"{f.field}: {f.message}" for f in fields)
+    return problem("INVALID_BODY", f"invalid ask: {summary}", fields)
+
+
+__all__ = ["MAX_BODY_BYTES", "RelayServer"]

@@ -1,0 +1,285 @@
+"""The service `python -m bot` runs: Slack (HTTP or Socket Mode) and the relay on one port."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
+from slack_sdk.signature import SignatureVerifier
+
+from bot.config import Config, Mode
+from bot.metrics import Metrics
+from bot.service.readiness import Check, Readiness
+from bot.service.relay import MAX_BODY_BYTES, RelayServer
+from bot.slack.api import SlackCallFailed, slack_call
+from bot.slack.requests import Refused, bolt_request_of, verified_text
+from bot.slack.socket_mode import SocketModeRunner
+from bot.slack_provider import SlackQuestionProvider, StartupError
+from bot.store import AskStore
+from bot.store.sqlite import SqliteStore, StoreError
+from bot.team import TeamView
+
+if TYPE_CHECKING:
+    from bot.store.postgres_notify import AskNotifier
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_GRACE_SECONDS = 5.0
+# Replicas sharing a store: how often each takes in hand what another left (an ask a dead
+# replica never posted, an ask another replica created) and drops copies that ended elsewhere.
+SWEEP_EVERY_S = 2.0
+
+
+class Server:
+    """Everything the service runs, started in order and stopped in reverse."""
+
+    def __init__(
+        self,
+        config: Config,
+        store: AskStore,
+        provider: SlackQuestionProvider,
+        relay: RelayServer,
+        runner: web.AppRunner,
+        socket: SocketModeRunner | None,
+        notifier: AskNotifier | None = None,
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.provider = provider
+        self.relay = relay
+        self._runner = runner
+        self.socket = socket
+        self.metrics = metrics
+        self.notifier = notifier
+        self._sweeper: asyncio.Task[None] | None = None
+        if notifier is not None:
+            # Other replicas settle asks too: their notifications wake our waiters.
+            notifier.hear(provider.asks.waiters)
+            self._sweeper = asyncio.create_task(self._sweep(), name="sweep")
+
+    @property
+    def url(self) -> str:
+        """Where the service listens, e.g. http://127.0.0.1:3000."""
+        host, port = self._runner.addresses[0][:2]
+        return f"http://{host}:{port}"
+
+    @classmethod
+    async def start(cls, config: Config) -> Server:
+        """Open the store, check Slack, listen, and take back pending asks."""
+        if config.mode is Mode.OFFLINE:
+            raise StartupError("the server needs Slack credentials (offline mode wraps it)")
+        store, notifier = await open_store(config)
+        try:
+            metrics = Metrics() if config.metrics else None
+            provider = await SlackQuestionProvider.start(
+                config.slack,
+                store=store,
+                shared=notifier is not None,
+                replica=replica_of(config),
+                metrics=metrics,
+            )
+        except BaseException:
+            await _close_store(store, notifier)
+            raise
+        try:
+            if config.slack.channel is not None:
+                await check_membership(provider, config.slack.channel)
+            relay = RelayServer(
+                provider.asks,
+                provider.tasks,
+                config.relay_token,
+                metrics=metrics,
+                links=TeamView(provider.store, provider.client).links,
+            )
+            app = web.Application(client_max_size=MAX_BODY_BYTES)
+            app.router.add_get("/healthz", _healthz)
+            checks: dict[str, Check] = {
+                "store": _store_check(store),
+                "slack": lambda: provider.calls.check(provider.client),
+            }
+            readiness = Readiness(checks)
+            app.router.add_get("/readyz", readiness.handle)
+            if metrics is not None:
+                # Outside the relay's bearer token: a scraper has none (README: keep the
+                # port private, or put /metrics behind your proxy's access rules).
+                app.router.add_get("/metrics", metrics.handle)
+            relay.add_routes(app)
+            if config.mode is Mode.HTTP:
+                verifier = SignatureVerifier(config.slack.signing_secret)
+                app.router.add_post("/slack/events", _slack_events(provider, verifier))
+            runner = web.AppRunner(app, shutdown_timeout=SHUTDOWN_GRACE_SECONDS, access_log=None)
+            await runner.setup()
+            try:
+                await web.TCPSite(runner, config.host, config.port).start()
+            except OSError as error:
+                await runner.cleanup()
+                raise StartupError(
+                    f"cannot listen on {config.host}:{config.port} ({error.strerror})"
+                ) from error
+            socket = None
+            if config.mode is Mode.SOCKET and config.app_token is not None:
+                socket = SocketModeRunner(
+                    provider.app, config.app_token.get_secret_value(), api_url=config.slack.api_url
+                )
+                await socket.start()
+                readiness.add("socket", _socket_check(socket))
+        except BaseException:
+            await provider.close()
+            await _close_store(store, notifier)
+            raise
+        return cls(config, store, provider, relay, runner, socket, notifier, metrics)
+
+    async def close(self) -> None:
+        """Graceful: stop taking work, let acks in flight finish, keep every pending ask."""
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+        self.relay.close()
+        if self.socket is not None:
+            await self.socket.close()
+        await self._runner.cleanup()
+        await self.provider.close()
+        await _close_store(self.store, self.notifier)
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(SWEEP_EVERY_S)
+            try:
+                await self.provider.asks.sweep()
+            except Exception:
+                log.exception("sweeping the shared store failed; trying again")
+
+
+def replica_of(config: Config) -> str | None:
+    """This replica's lasting name: configured, or the host and the port it listens on
+    (None for a port chosen at random, which a restart would not keep)."""
+    if config.replica is not None:
+        return config.replica
+    return f"{socket.gethostname()}:{config.port}" if config.port else None
+
+
+async def open_store(config: Config) -> tuple[AskStore, AskNotifier | None]:
+    """The configured store, and (PostgreSQL) the notifier that hears other replicas;
+    `StartupError` says what to fix."""
+    if config.postgres_url is None:
+        try:
+            return await SqliteStore.open(config.db_path), None
+        except StoreError as error:
+            raise StartupError(str(error)) from error
+    try:
+        # Imported here: psycopg is the optional `postgres` extra.
+        from bot.store.postgres import PostgresStore
+        from bot.store.postgres_connect import PostgresStoreError
+        from bot.store.postgres_notify import AskNotifier
+    except ImportError as error:
+        raise StartupError(
+            f"SLACK_QUESTIONS_DB is a PostgreSQL URL but its driver is missing ({error}); "
+            "install slack-questions[postgres]"
+        ) from error
+    url = config.postgres_url.get_secret_value()
+    try:
+        store = await PostgresStore.open(url)
+    except PostgresStoreError as error:
+        raise StartupError(str(error)) from error
+    try:
+        notifier = await AskNotifier.open(url)
+    except PostgresStoreError as error:
+        await store.close()
+        raise StartupError(str(error)) from error
+    except BaseException:
+        await store.close()
+        raise
+    return store, notifier
+
+
+async def _close_store(store: AskStore, notifier: AskNotifier | None) -> None:
+    if notifier is not None:
+        await notifier.close()
+    await store.close()
+
+
+async def check_membership(provider: SlackQuestionProvider, channel: str) -> None:
+    """Fail start-up clearly when the bot cannot post in the questions channel."""
+    cursor = None
+    try:
+        while True:
+            async with slack_call("conversations.members"):
+                response = await provider.client.conversations_members(
+                    channel=channel, cursor=cursor, limit=1000
+                )
+            if provider.bot_user_id in (response.get("members") or []):
+                return
+            cursor = (response.get("response_metadata") or {}).get("next_cursor")
+            if not cursor:
+                break
+    except SlackCallFailed as failed:
+        raise StartupError(
+            f"cannot read channel {channel} ({failed.error}); check SLACK_QUESTIONS_CHANNEL "
+            "and that the bot is in it"
+        ) from failed
+    raise StartupError(
+        f"the bot is not a member of channel {channel}: invite it there (/invite @your-bot)"
+    )
+
+
+def _slack_events(
+    provider: SlackQuestionProvider, verifier: SignatureVerifier
+) -> Callable[[web.Request], Awaitable[web.Response]]:
+    async def handle(request: web.Request) -> web.Response:
+        # Verified and checked here, as Bolt would parse (and fail on) the body first.
+        try:
+            text = verified_text(await request.read(), request.headers, verifier)
+            headers = {name.lower(): request.headers.getall(name) for name in request.headers}
+            bolt_request = bolt_request_of(text, request.query_string, headers)
+        except Refused as refused:
+            log.warning("refused a request to /slack/events (%d): %s", refused.status, refused)
+            return web.Response(status=refused.status, text=refused.reason)
+        bolt_response = await provider.app.async_dispatch(bolt_request)
+        return await to_aiohttp_response(bolt_response)
+
+    return handle
+
+
+async def _healthz(request: web.Request) -> web.Response:
+    """Liveness only: the process answers. Whether it can work is `/readyz`."""
+    return web.json_response({"ok": True})
+
+
+@runtime_checkable
+class WriteProbe(Protocol):
+    """A store that can tell whether it takes writes (SQLite and PostgreSQL can)."""
+
+    async def check_writable(self) -> None:
+        """Raise, saying why, unless a write would succeed now."""
+        ...
+
+
+def _store_check(store: AskStore) -> Check:
+    async def check() -> str | None:
+        if not isinstance(store, WriteProbe):
+            return None  # in memory: always writable
+        try:
+            await store.check_writable()
+        except Exception as error:
+            # Any failure means not ready; the stores' own errors say what is wrong.
+            return f"the store refuses writes: {getattr(error, 'problem', None) or error}"
+        return None
+
+    return check
+
+
+def _socket_check(socket: SocketModeRunner) -> Check:
+    async def check() -> str | None:
+        if await socket.connected():
+            return None
+        return "the Socket Mode connection is down (the watchdog reconnects it)"
+
+    return check

@@ -1,0 +1,300 @@
+"""An ask's Slack I/O, all of it: what its messages say, posting each part once, finding a post
+that was lost, updating them in place, ephemeral notes, reminders, and its modals.
+The lifecycle (`asks.py`) decides and the handlers choose; only this module calls Slack for an ask."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from slack_sdk.models.views import View
+from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
+
+from bot.clock import Clock
+from bot.render import (
+    AskLayout,
+    MessageContent,
+    Settlement,
+    ask_message,
+    settled_message,
+)
+from bot.render.plan_review import ReviewStatus, plan_review_message, settled_plan_review
+from bot.review import ReviewPolicies
+from bot.slack.api import SlackCallFailed, slack_call
+from bot.slack.pacing import ChannelPosts, Dropped, Spawn, Turn, Work
+from bot.slack.responders import mentions
+from bot.store import AskRecord, AskStore, Verdict
+
+log = logging.getLogger(__name__)
+
+METADATA_EVENT = "slack_questions_ask"
+# How far back (in pages of 200 messages since the ask was created) a lost post is looked for.
+FIND_POSTED_PAGES = 10
+# After a post failed in transit, when to look for it (seconds between looks).
+LOOK_AGAIN_AFTER = (1.0, 3.0)
+
+
+class AskMessages:
+    """Renders, posts and updates the messages of asks."""
+
+    def __init__(
+        self,
+        client: AsyncWebClient,
+        store: AskStore,
+        policies: ReviewPolicies,
+        clock: Clock,
+        *,
+        posts: ChannelPosts,
+    ) -> None:
+        self.client = client
+        # Posts and updates wait their turn in their channel (Slack's posting rate).
+        self.posts = posts
+        self._store = store
+        self._policies = policies
+        self._clock = clock
+
+    # --- what a message says ---------------------------------------------------------------
+
+    async def open_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
+        """A part of an open ask as it should read now (a part already answered says so)."""
+        if part in record.parts_done:
+            return settled_message(layout, part, self.settlement_of(record, part))
+        if layout.plan_review:
+            status = await self.review_status(record)
+            return plan_review_message(record.id, layout, record.agent_name, status)
+        return ask_message(record.id, layout, part, record.agent_name)
+
+    async def decided_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
+        """A part once the ask is decided: the decision in place of the controls."""
+        settlement = self.settlement_of(record, part)
+        if layout.plan_review:
+            status = await self.review_status(record)
+            return settled_plan_review(record.id, layout, record.agent_name, status, settlement)
+        return settled_message(layout, part, settlement)
+
+    async def review_status(self, record: AskRecord) -> ReviewStatus:
+        """A plan review's approvals, what it needs, and its previous revision."""
+        policy = self._policies.for_channel(record.channel)
+        previous = await self._store.get(record.revises) if record.revises else None
+        return ReviewStatus(
+            needed=policy.approvals,
+            approvals=tuple((a.by, a.at) for a in record.approvals),
+            reviewers=mentions(policy.reviewers),
+            revision=record.revision,
+            previous_plan=previous.questions[0].detail if previous else None,
+        )
+
+    def settlement_of(self, record: AskRecord, part: int) -> Settlement:
+        """What a part's message shows for `record` as it stands."""
+        done = record.parts_done.get(part)
+        answers = {a.id: a for a in record.answer.answers} if record.answer else {}
+        if not record.settled and done is not None:
+            return Settlement(
+                Verdict.ANSWERED,
+                at=done.at,
+                actor=done.by,
+                answers={a.id: a for a in done.answers},
+                waiting=True,
+            )
+        return Settlement(
+            record.ended_as or Verdict.FAILED,
+            at=record.decided_at or self._clock.now(),
+            actor=record.decided_by,
+            answers=answers,
+            reason=record.reason,
+        )
+
+    # --- posting ---------------------------------------------------------------------------
+
+    async def post(self, record: AskRecord, layout: AskLayout, part: int) -> str:
+        """Post a part and return its ts. A post that failed in transit may still have
+        reached Slack, so it is looked for before the failure stands."""
+        try:
+            return await self._post(record, layout, part)
+        except SlackCallFailed as failed:
+            if not failed.in_transit:
+                raise
+            # Slack may still be carrying the post out: look a few times before giving up.
+            for pause in LOOK_AGAIN_AFTER:
+                await asyncio.sleep(pause)
+                found = await self.find(record, part)
+                if found is not None:
+                    return found
+            raise
+
+    async def _post(self, record: AskRecord, layout: AskLayout, part: int) -> str:
+        channel = record.channel
+        assert channel is not None
+
+        async def send() -> AsyncSlackResponse:
+            # Rendered when its turn comes: a queued post holds no blocks, and shows the
+            # ask as it is when posted.
+            content = await self.open_view(record, layout, part)
+            return await self.posts.client.chat_postMessage(
+                channel=channel,
+                thread_ts=record.thread_ts,
+                text=content.text,
+                blocks=content.blocks_json(),
+                # Lets a restarted bot find a message it posted but never recorded.
+                metadata={
+                    "event_type": METADATA_EVENT,
+                    "event_payload": {"ask_id": record.id, "part": part},
+                },
+                unfurl_links=False,
+                unfurl_media=False,
+            )
+
+        async with slack_call("chat.postMessage"):
+            response = await self.posts.pacing.send(
+                channel, Turn.POST, send, key=record.id, order=record.created_at
+            )
+        return str(response["ts"])
+
+    async def find(self, record: AskRecord, part: int) -> str | None:
+        """The ts of part `part` if Slack has it though we never recorded it (a crash, or a
+        post that timed out), found by our message metadata among messages since the ask
+        was created. `SlackCallFailed` when Slack cannot be asked: posting then would risk
+        a second copy."""
+        if record.channel is None:
+            return None
+        oldest = f"{record.created_at - 1:.6f}"
+        cursor: str | None = None
+        for _ in range(FIND_POSTED_PAGES):
+            async with slack_call("conversations.history"):
+                if record.thread_ts is not None:
+                    response = await self.client.conversations_replies(
+                        channel=record.channel,
+                        ts=record.thread_ts,
+                        oldest=oldest,
+                        include_all_metadata=True,
+                        limit=200,
+                        cursor=cursor,
+                    )
+                else:
+                    response = await self.client.conversations_history(
+                        channel=record.channel,
+                        oldest=oldest,
+                        include_all_metadata=True,
+                        limit=200,
+                        cursor=cursor,
+                    )
+            for message in response.get("messages") or []:
+                meta = message.get("metadata") or {}
+                payload = meta.get("event_payload") or {}
+                if (
+                    meta.get("event_type") == METADATA_EVENT
+                    and payload.get("ask_id") == record.id
+                    and payload.get("part") == part
+                ):
+                    return str(message["ts"])
+            cursor = (response.get("response_metadata") or {}).get("next_cursor")
+            if not cursor:
+                return None
+        return None
+
+    # --- updating --------------------------------------------------------------------------
+
+    async def show_decision(self, record: AskRecord, layout: AskLayout) -> bool:
+        """Every posted part shows the decision; False if Slack refused an update."""
+        shown = True
+        for part in range(len(record.message_ts)):
+            shown &= await self.update(record, part, await self.decided_view(record, layout, part))
+        return shown
+
+    async def update(self, record: AskRecord, part: int, content: MessageContent) -> bool:
+        """chat.update one part's message; a failure is logged (False)."""
+        if record.channel is None or part >= len(record.message_ts):
+            return True
+        try:
+            async with slack_call("chat.update"):
+                await self.posts.update(
+                    channel=record.channel,
+                    ts=record.message_ts[part],
+                    text=content.text,
+                    blocks=content.blocks_json(),
+                )
+        except SlackCallFailed:
+            log.exception("could not update the message of ask %s part %s", record.id, part)
+            return False
+        return True
+
+    def queue_post(self, record: AskRecord, work: Work, spawn: Spawn) -> None:
+        """Queue `work` (which posts the ask) in the ask's channel with no task of its own:
+        it starts when the ask's turn comes, and its first post goes on that turn."""
+        assert record.channel is not None
+        self.posts.pacing.queue(
+            record.channel, Turn.POST, work, spawn=spawn, key=record.id, order=record.created_at
+        )
+
+    def drop_queued(self, record: AskRecord) -> None:
+        """Take the ask's waiting posts out of its channel's queue (it was settled)."""
+        self.posts.pacing.drop(record.channel, record.id)
+
+    # --- talking to people -----------------------------------------------------------------
+
+    async def ephemeral(self, record: AskRecord, user: str, text: str) -> None:
+        """Tell `user` alone, in the ask's thread; a failure is logged."""
+        if record.channel is None:
+            return
+        try:
+            async with slack_call("chat.postEphemeral"):
+                await self.client.chat_postEphemeral(
+                    channel=record.channel, user=user, text=text, thread_ts=_thread_of(record)
+                )
+        except SlackCallFailed:
+            log.exception("could not tell %s: %s", user, text)
+
+    async def remind(self, record: AskRecord, text: str) -> bool:
+        """Post a reminder in the ask's thread; False (logged) if Slack refused it."""
+        if record.channel is None:
+            return False
+        try:
+            async with slack_call("chat.postMessage"):
+                await self.posts.post_message(
+                    Turn.POST,
+                    channel=record.channel,
+                    key=record.id,
+                    thread_ts=_thread_of(record),
+                    text=text,
+                )
+        except Dropped:
+            return False  # the ask was settled while the reminder waited its turn
+        except SlackCallFailed:
+            log.exception("could not remind the reviewers of ask %s", record.id)
+            return False
+        return True
+
+    # --- modals ----------------------------------------------------------------------------
+
+    async def open_modal(
+        self, record: AskRecord, user: str, trigger_id: str, view: View, *, push: bool
+    ) -> None:
+        """Open (or push onto an open modal) `view`; if Slack cannot, `user` is told."""
+        method = "views.push" if push else "views.open"
+        try:
+            async with slack_call(method):
+                if push:
+                    await self.client.views_push(trigger_id=trigger_id, view=view.to_dict())
+                else:
+                    await self.client.views_open(trigger_id=trigger_id, view=view.to_dict())
+        except SlackCallFailed as failed:
+            log.warning("ask %s: %s", record.id, failed)
+            await self.ephemeral(
+                record, user, f"Slack could not open the form ({failed.error}); please try again."
+            )
+
+    async def update_modal(
+        self, record: AskRecord, view_id: str, view_hash: str | None, view: View
+    ) -> None:
+        """Replace an open modal with `view` (a failure is logged)."""
+        try:
+            async with slack_call("views.update"):
+                await self.client.views_update(view_id=view_id, hash=view_hash, view=view.to_dict())
+        except SlackCallFailed as failed:
+            log.warning("ask %s: %s", record.id, failed)
+
+
+def _thread_of(record: AskRecord) -> str | None:
+    # The ask's thread, or (top-level asks) the thread under its first message.
+    return record.thread_ts or (record.message_ts[0] if record.message_ts else None)

@@ -1,0 +1,365 @@
+"""Slack's posting rate, kept: one call in flight per channel, in an order, and a 429 waited out.
+
+Slack allows about one `chat.postMessage` per second per channel (a thread's replies count
+against its channel), with short bursts, and answers 429 with `Retry-After` beyond that.
+A burst of asks must queue, not fail. Every post and update of a channel therefore waits
+its turn in the channel's lane; a 429 holds the lane's posts for the `Retry-After` Slack
+announces (not a guessed constant; at least `MIN_PAUSE`), and the call is sent again, with no
+limit on the number of tries. Nothing here fails for a
+rate limit; other failures go to the caller unchanged.
+
+When a channel is saturated, the turn goes (then first come, first served):
+1. `CLOSE` — updates of posted messages: a decided or withdrawn ask's controls closed,
+   progress shown. Stale buttons invite clicks that can no longer count; and chat.update
+   is not under the posting rate, so it never waits out a post's 429.
+2. `ROOT` — a session's thread root: every ask of the session waits behind it.
+3. `POST` — ask parts and reminders, oldest first: an ask's parts go in the order the asks
+   were made (its creation time), whatever order their posting tasks reach the lane in.
+An ask settled while its post waits (a withdrawal) leaves the queue without being posted.
+
+A call waits either in its own task (`send`) or as queued work with no task (`queue`): an
+entry in the lane's heap, given a task only when its turn comes, its first call then
+made on that turn. The relay queues its asks so: 10,000 asks waiting in a channel are
+10,000 small entries, not 10,000 suspended coroutines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import heapq
+import itertools
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from enum import IntEnum
+from typing import Any, TypeVar
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
+from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
+
+from bot.slack.watch import WatchedWebClient
+
+T = TypeVar("T")
+# Work queued in a lane, and how a task is started for it (None: it could not be).
+Work = Callable[[], Awaitable[None]]
+Spawn = Callable[[Coroutine[Any, Any, None]], object | None]
+
+# The shortest pause after a 429, whatever `Retry-After` says: "0" must not become a busy loop.
+MIN_PAUSE = 0.01
+
+
+class Turn(IntEnum):
+    """Who goes first in a saturated channel (lower first)."""
+
+    CLOSE = 0
+    ROOT = 1
+    POST = 2
+
+
+class Dropped(Exception):
+    """The call left the queue before its turn: what it was for was settled meanwhile."""
+
+
+def retry_after(error: SlackApiError) -> float | None:
+    """The seconds a 429 asks us to wait (Slack sends whole seconds; any number is read)."""
+    response = error.response
+    if response.status_code != 429:
+        return None
+    value = response.headers.get("Retry-After") or response.headers.get("retry-after")
+    if isinstance(value, list):
+        value = value[0] if value else None
+    try:
+        return max(float(value), MIN_PAUSE) if value is not None else 1.0
+    except ValueError:
+        return 1.0
+
+
+class _Place:
+    """A place in a lane's queue: its turn, then its order, then first come."""
+
+    __slots__ = ("key", "order", "seq", "turn")
+
+    def __init__(self, turn: Turn, order: float, seq: int, key: str | None) -> None:
+        self.turn = turn
+        self.order = order
+        self.seq = seq
+        self.key = key
+
+    def __lt__(self, other: _Place) -> bool:
+        return (self.turn, self.order, self.seq) < (other.turn, other.order, other.seq)
+
+    @property
+    def gone(self) -> bool:
+        """Dropped (or cancelled) before its turn came."""
+        raise NotImplementedError
+
+
+class _Waiter(_Place):
+    """A call waiting in its own task: its future says when the turn has come."""
+
+    __slots__ = ("granted",)
+
+    def __init__(
+        self, turn: Turn, order: float, seq: int, key: str | None, granted: asyncio.Future[bool]
+    ) -> None:
+        super().__init__(turn, order, seq, key)
+        self.granted = granted
+
+    @property
+    def gone(self) -> bool:
+        return self.granted.done()
+
+
+class _Job(_Place):
+    """Work waiting with no task of its own: a task is started for it when its turn comes.
+    Thousands of asks queued in one channel are thousands of these, not of tasks."""
+
+    __slots__ = ("dropped", "spawn", "work")
+
+    def __init__(
+        self, turn: Turn, order: float, seq: int, key: str | None, work: Work, spawn: Spawn
+    ) -> None:
+        super().__init__(turn, order, seq, key)
+        self.work = work
+        self.spawn = spawn
+        self.dropped = False
+
+    @property
+    def gone(self) -> bool:
+        return self.dropped
+
+
+# The job whose turn the running task holds (set in the job's own task, so only calls
+# made by that work use the turn).
+_holding: contextvars.ContextVar[_Job | None] = contextvars.ContextVar("holding", default=None)
+
+
+class _Lane:
+    """One channel: who waits, whether a call is in flight, until when posts are held."""
+
+    def __init__(self) -> None:
+        self.waiting: list[_Place] = []
+        self.busy = False
+        self.posts_held_until = 0.0
+        self.timer: asyncio.TimerHandle | None = None
+        # A job whose turn has come, until its work makes its call or ends without one.
+        self.reserved: _Job | None = None
+
+    def grant(self) -> None:
+        """Let the first waiter whose turn has come go, if nothing is in flight."""
+        while not self.busy:
+            while self.waiting and self.waiting[0].gone:
+                heapq.heappop(self.waiting)  # dropped or cancelled
+            if not self.waiting:
+                return
+            loop = asyncio.get_running_loop()
+            head = self.waiting[0]
+            if head.turn is not Turn.CLOSE and loop.time() < self.posts_held_until:
+                if self.timer is None:
+                    self.timer = loop.call_at(self.posts_held_until, self._wake)
+                return
+            heapq.heappop(self.waiting)
+            self.busy = True
+            if isinstance(head, _Waiter):
+                head.granted.set_result(True)
+            elif isinstance(head, _Job):
+                self.reserved = head
+                if head.spawn(self._hold(head)) is None:
+                    # Shutting down: no queued work starts now (what it was for is not
+                    # lost: pending asks are taken back from the store at the next start).
+                    self.reserved = None
+                    self.busy = False
+                    self.waiting = [place for place in self.waiting if not isinstance(place, _Job)]
+                    heapq.heapify(self.waiting)
+
+    async def _hold(self, job: _Job) -> None:
+        _holding.set(job)
+        try:
+            await job.work()
+        finally:
+            if self.reserved is job:  # it ended without making its call: pass the turn on
+                self.reserved = None
+                self.release()
+
+    def take_reserved(self) -> bool:
+        """Whether the calling task holds this lane's turn as its job's (it is used now)."""
+        job = _holding.get()
+        if job is None or self.reserved is not job:
+            return False
+        self.reserved = None
+        return True
+
+    def _wake(self) -> None:
+        self.timer = None
+        self.grant()
+
+    def release(self) -> None:
+        self.busy = False
+        self.grant()
+
+
+class ChannelPacing:
+    """The lanes of every channel the bot writes to."""
+
+    def __init__(self) -> None:
+        self._lanes: dict[str, _Lane] = {}
+        self._seq = itertools.count()
+
+    def queued(self, channel: str) -> int:
+        """How many calls wait their turn in `channel` (not counting the one in flight)."""
+        lane = self._lanes.get(channel)
+        return sum(not place.gone for place in lane.waiting) if lane else 0
+
+    async def send(
+        self,
+        channel: str,
+        turn: Turn,
+        call: Callable[[], Awaitable[T]],
+        *,
+        key: str | None = None,
+        order: float | None = None,
+    ) -> T:
+        """Run `call` when its turn comes in `channel` (within a turn, lowest `order` first,
+        default now, then first come), again after each 429 once Slack's `Retry-After` has
+        passed. `Dropped` if `drop(channel, key)` took it out first."""
+        lane = self._lanes.setdefault(channel, _Lane())
+        place = (time.time() if order is None else order, next(self._seq))
+        on_turn = lane.take_reserved()  # a queued job's work, making its call on its turn
+        while True:
+            if not on_turn:
+                await self._acquire(lane, _Waiter(turn, *place, key, _future()))  # keeps its place
+            on_turn = False
+            try:
+                return await call()
+            except SlackApiError as error:
+                wait = retry_after(error)
+                if wait is None:
+                    raise
+                if turn is not Turn.CLOSE:
+                    held = asyncio.get_running_loop().time() + wait
+                    lane.posts_held_until = max(lane.posts_held_until, held)
+                else:
+                    await asyncio.sleep(wait)  # updates are rare: wait it out holding the lane
+            finally:
+                lane.release()
+
+    def queue(
+        self,
+        channel: str,
+        turn: Turn,
+        work: Work,
+        *,
+        spawn: Spawn,
+        key: str | None = None,
+        order: float | None = None,
+    ) -> None:
+        """Queue `work` in `channel` like a call of `send`, but holding no task while it
+        waits: when its turn comes a task is started for it (`spawn`), and the first call
+        it sends in `channel` goes at once, on that turn. A turn its work does not use
+        passes on when the work ends. `drop(channel, key)` takes it out unstarted."""
+        lane = self._lanes.setdefault(channel, _Lane())
+        place = (time.time() if order is None else order, next(self._seq))
+        heapq.heappush(lane.waiting, _Job(turn, *place, key, work, spawn))
+        lane.grant()
+
+    def drop(self, channel: str | None, key: str) -> None:
+        """Take `key`'s waiting calls out of `channel`'s queue (they raise `Dropped`) and
+        its queued work (never started)."""
+        lane = self._lanes.get(channel) if channel is not None else None
+        if lane is None:
+            return
+        for place in lane.waiting:
+            if place.key != key or place.gone:
+                continue
+            if isinstance(place, _Waiter):
+                place.granted.set_result(False)
+            elif isinstance(place, _Job):
+                place.dropped = True
+        lane.grant()
+
+    async def _acquire(self, lane: _Lane, waiter: _Waiter) -> None:
+        heapq.heappush(lane.waiting, waiter)
+        lane.grant()
+        try:
+            granted = await waiter.granted
+        except asyncio.CancelledError:
+            if waiter.granted.done() and not waiter.granted.cancelled():
+                if waiter.granted.result():
+                    lane.release()  # granted as we were cancelled: pass the turn on
+            else:
+                waiter.granted.cancel()
+                lane.grant()
+            raise
+        if not granted:
+            raise Dropped(waiter.key)
+
+
+def _future() -> asyncio.Future[bool]:
+    return asyncio.get_running_loop().create_future()
+
+
+class ChannelPosts:
+    """Posts and updates in channels, each through its channel's lane.
+
+    Its client is the bot's own minus slack_sdk's 429 handler: that handler sleeps a whole
+    second plus jitter while holding the lane, and reads only whole seconds; the lane
+    honours `Retry-After` itself.
+    """
+
+    def __init__(self, client: AsyncWebClient) -> None:
+        handlers = [
+            handler
+            for handler in client.retry_handlers
+            if not isinstance(handler, AsyncRateLimitErrorRetryHandler)
+        ]
+        # The same connection, watch (failures reach logs, metrics and /readyz) and 5xx
+        # retries as the bot's client; only the 429 handler is left to the lane.
+        self.client = (
+            WatchedWebClient(
+                calls=client.calls,
+                token=client.token,
+                base_url=client.base_url,
+                timeout=client.timeout,
+                session=client.session,
+                headers=client.headers,
+                retry_handlers=handlers,
+            )
+            if isinstance(client, WatchedWebClient)
+            else AsyncWebClient(
+                token=client.token,
+                base_url=client.base_url,
+                timeout=client.timeout,
+                session=client.session,
+                headers=client.headers,
+                retry_handlers=handlers,
+            )
+        )
+        self.pacing = ChannelPacing()
+
+    async def post_message(
+        self,
+        turn: Turn,
+        *,
+        channel: str,
+        key: str | None = None,
+        order: float | None = None,
+        **arguments: Any,
+    ) -> AsyncSlackResponse:
+        """`chat.postMessage` in `channel` when its turn comes (`Dropped` if dropped first)."""
+        return await self.pacing.send(
+            channel,
+            turn,
+            lambda: self.client.chat_postMessage(channel=channel, **arguments),
+            key=key,
+            order=order,
+        )
+
+    async def update(self, *, channel: str, ts: str, **arguments: Any) -> AsyncSlackResponse:
+        """`chat.update` of a posted message, ahead of every waiting post."""
+        return await self.pacing.send(
+            channel,
+            Turn.CLOSE,
+            lambda: self.client.chat_update(channel=channel, ts=ts, **arguments),
+        )

@@ -1,0 +1,73 @@
+"""Who may answer: configured user ids and user groups, or anyone in the channel."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable
+
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.slack.api import SlackCallFailed, slack_call
+
+log = logging.getLogger(__name__)
+
+GROUP_TTL_SECONDS = 60.0
+
+
+def mentions(ids: Iterable[str]) -> str:
+    """User and user-group ids as Slack mentions, comma separated."""
+    return ", ".join(f"<!subteam^{i}>" if i.startswith("S") else f"<@{i}>" for i in ids)
+
+
+class Responders:
+    """The people allowed to answer; an empty set means anyone who can see the question."""
+
+    def __init__(
+        self,
+        client: AsyncWebClient,
+        ids: Iterable[str] = (),
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        ids = [i.strip() for i in ids if i.strip()]
+        # Slack user-group ids start with S; user ids with U (or W on Enterprise Grid).
+        self.groups = frozenset(i for i in ids if i.startswith("S"))
+        self.users = frozenset(i for i in ids if not i.startswith("S"))
+        self.client = client
+        self._clock = clock
+        self._members: dict[str, tuple[float, frozenset[str]]] = {}
+
+    @property
+    def anyone(self) -> bool:
+        """Whether no restriction is configured."""
+        return not (self.users or self.groups)
+
+    def describe(self) -> str:
+        """The allowed people and groups as mentions, for a refusal message."""
+        return mentions([*sorted(self.users), *sorted(self.groups)])
+
+    async def allows(self, user_id: str) -> bool:
+        """Whether `user_id` may answer (group membership looked up, cached for a minute)."""
+        if self.anyone or user_id in self.users:
+            return True
+        for group in sorted(self.groups):
+            if user_id in await self._group_members(group):
+                return True
+        return False
+
+    async def _group_members(self, group: str) -> frozenset[str]:
+        cached = self._members.get(group)
+        if cached is not None and cached[0] > self._clock():
+            return cached[1]
+        try:
+            async with slack_call("usergroups.users.list"):
+                response = await self.client.usergroups_users_list(usergroup=group)
+        except SlackCallFailed:
+            # Fail closed: an unknown membership never grants the right to answer.
+            log.exception("could not list members of user group %s", group)
+            return frozenset()
+        users = response.get("users") or []
+        members = frozenset(str(u) for u in users)
+        self._members[group] = (self._clock() + GROUP_TTL_SECONDS, members)
+        return members

@@ -1,0 +1,138 @@
+"""Where asks are posted: one thread per agent session, opened by a root naming the agent.
+
+One root per session across replicas and across crashes: the session's thread is opened under
+a lease (`AskStore.lease`), so a racing replica waits for the winner's thread instead of
+posting its own; the root carries message metadata naming the session, so when a lease
+lapses (its holder died between Slack storing the root and the root being recorded), the
+next holder finds that root in the channel's history before it would post another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections import defaultdict
+
+from bot.clock import Clock, SystemClock
+from bot.render import thread_root
+from bot.slack.api import SlackCallFailed, slack_call
+from bot.slack.pacing import ChannelPosts, Turn
+from bot.store import AskEvent, AskStore, EventKind, ThreadRef
+
+# Lets a restarted (or another) replica find a root that was posted but never recorded.
+ROOT_METADATA_EVENT = "slack_questions_session"
+# How long a replica may take to open a session's thread before another may take over.
+THREAD_LEASE_S = 10.0
+# While another replica opens the thread: how often to look whether it has recorded it.
+THREAD_POLL_S = 0.05
+# How far back (pages of 200 channel messages, newest first) a lost root is looked for.
+FIND_ROOT_PAGES = 10
+
+
+class NoChannel(Exception):
+    """An ask has nowhere to go: no channel configured and no route given."""
+
+
+class Threads:
+    """Finds or opens the thread of an agent session; hosts may route a session elsewhere."""
+
+    def __init__(
+        self,
+        store: AskStore,
+        channel: str | None,
+        *,
+        posts: ChannelPosts,
+        clock: Clock | None = None,
+        owner: str | None = None,
+    ) -> None:
+        self._posts = posts
+        self._store = store
+        self._channel = channel
+        self._clock: Clock = clock or SystemClock()
+        self._owner = owner or f"replica-{secrets.token_hex(6)}"
+        # Two asks of one new session in this process wait here, not on the lease.
+        self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+
+    async def route(self, session: str, ref: ThreadRef) -> None:
+        """Send every later ask of `session` to `ref` (e.g. the thread that started the agent)."""
+        await self._store.set_thread(session, ref)
+
+    async def for_session(
+        self, session: str | None, agent_name: str | None, *, ask_id: str
+    ) -> ThreadRef:
+        """The thread for this session, opening it with a root message on first use.
+
+        An ask with no agent session is posted at the top level of the channel.
+        """
+        if session is None:
+            return ThreadRef(channel=self._require_channel())
+        async with self._locks[session]:
+            lease_name = f"thread:{session}"
+            while (known := await self._store.thread(session)) is None:
+                now = self._clock.now()
+                lease = await self._store.lease(
+                    lease_name, self._owner, now=now, until=now + THREAD_LEASE_S
+                )
+                if lease is None:
+                    # Another replica is opening it: wait for its thread, or its lease to lapse.
+                    await asyncio.sleep(THREAD_POLL_S)
+                    continue
+                try:
+                    found = await self._find_root(session) if lease.lapsed else None
+                    ref = found or await self._post_root(session, agent_name)
+                    known = await self._store.claim_thread(session, ref)
+                finally:
+                    await self._store.release(lease_name, self._owner)
+                await self._store.log(
+                    AskEvent(
+                        ask_id=ask_id,
+                        at=self._clock.now(),
+                        kind=EventKind.THREAD_OPENED,
+                        detail=f"{known.channel} {known.thread_ts}"
+                        + (" (found after a crash)" if found else ""),
+                    )
+                )
+            return known
+
+    async def _post_root(self, session: str, agent_name: str | None) -> ThreadRef:
+        channel = self._require_channel()
+        root = thread_root(agent_name, session)
+        async with slack_call("chat.postMessage"):
+            response = await self._posts.post_message(
+                Turn.ROOT,
+                channel=channel,
+                text=root.text,
+                blocks=root.blocks_json(),
+                metadata={"event_type": ROOT_METADATA_EVENT, "event_payload": {"session": session}},
+            )
+        return ThreadRef(channel=str(response["channel"]), thread_ts=str(response["ts"]))
+
+    async def _find_root(self, session: str) -> ThreadRef | None:
+        """The session's root if Slack has it though nobody recorded it (its poster died
+        in between), found by its metadata among the channel's newest messages."""
+        channel = self._require_channel()
+        cursor: str | None = None
+        for _ in range(FIND_ROOT_PAGES):
+            async with slack_call("conversations.history"):
+                response = await self._posts.client.conversations_history(
+                    channel=channel, include_all_metadata=True, limit=200, cursor=cursor
+                )
+            for message in response.get("messages") or []:
+                meta = message.get("metadata") or {}
+                payload = meta.get("event_payload") or {}
+                if meta.get("event_type") == ROOT_METADATA_EVENT and (
+                    payload.get("session") == session
+                ):
+                    return ThreadRef(channel=channel, thread_ts=str(message["ts"]))
+            cursor = (response.get("response_metadata") or {}).get("next_cursor")
+            if not cursor:
+                return None
+        return None
+
+    def _require_channel(self) -> str:
+        if self._channel is None:
+            raise NoChannel("no Slack channel is configured for questions and none was routed")
+        return self._channel
+
+
+__all__ = ["NoChannel", "SlackCallFailed", "Threads"]

@@ -1,0 +1,136 @@
+"""The team view in Slack: `/agent-questions` and the app's Home tab.
+
+Both read the recent asks, look up each ask's permalink (concurrently, cached per message)
+and render `bot.render.team_view`. The command acks at once with nothing and answers ephemerally
+through its response_url; the Home tab is published with views.publish.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Final
+
+import aiohttp
+from pydantic import BaseModel, ConfigDict
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.interactions.listeners.parsing import parse
+from bot.render.team_view import command_message, home_view
+from bot.slack.api import SlackCallFailed, slack_call
+from bot.store import AskRecord, AskState, AskStore
+from bot.tasks import Tasks
+
+log = logging.getLogger(__name__)
+
+COMMAND: Final = "/agent-questions"
+RECENT_ASKS: Final = 50  # the newest asks, whatever their state
+WAITING_ASKS: Final = 25  # plus pending asks older than those, so none is hidden
+LOOKUPS_AT_ONCE: Final = 8  # chat.getPermalink is Tier 4: plenty, but not 75 at once
+CACHED_LINKS: Final = 2000
+
+
+class HomeOpened(BaseModel):
+    """The parts of `app_home_opened` we read."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    user: str
+    tab: str
+
+
+class TeamView:
+    """Reads the recent asks and their permalinks, and shows them as the team view."""
+
+    def __init__(self, store: AskStore, client: AsyncWebClient) -> None:
+        self.store = store
+        self.client = client
+        self._links: dict[tuple[str, str], str] = {}
+        self._lookups = asyncio.Semaphore(LOOKUPS_AT_ONCE)
+
+    async def records(self) -> tuple[list[AskRecord], bool]:
+        """The newest asks, newest first, with every waiting ask among older ones; and
+        whether the store holds older asks than those."""
+        recent = await self.store.recent(limit=RECENT_ASKS + 1)
+        older = len(recent) > RECENT_ASKS
+        recent = recent[:RECENT_ASKS]
+        waiting = await self.store.recent(state=AskState.PENDING, limit=WAITING_ASKS)
+        seen = {r.id for r in recent}
+        # Waiting asks missing from `recent` are older than all of it: appending keeps the order.
+        return recent + [r for r in waiting if r.id not in seen], older
+
+    async def links(self, records: list[AskRecord]) -> dict[str, str]:
+        """Ask id -> permalink of its first message; an ask whose lookup fails has none."""
+        keys = {r.id: (r.channel, r.message_ts[0]) for r in records if r.channel and r.message_ts}
+        missing = {key for key in keys.values() if key not in self._links}
+        await asyncio.gather(*(self._look_up(channel, ts) for channel, ts in missing))
+        return {ask: self._links[key] for ask, key in keys.items() if key in self._links}
+
+    async def _look_up(self, channel: str, ts: str) -> None:
+        async with self._lookups:
+            try:
+                async with slack_call("chat.getPermalink"):
+                    response = await self.client.chat_getPermalink(channel=channel, message_ts=ts)
+            except SlackCallFailed as failed:
+                log.warning("no permalink for %s/%s: %s", channel, ts, failed.error)
+                return
+        permalink = response.get("permalink")
+        if isinstance(permalink, str) and permalink:
+            if len(self._links) >= CACHED_LINKS:
+                del self._links[next(iter(self._links))]  # the oldest entry
+            self._links[(channel, ts)] = permalink
+
+    async def answer_command(self, respond: AsyncRespond, user: str) -> None:
+        """Answer `/agent-questions` ephemerally, through the command's response_url."""
+        records, older = await self.records()
+        content = command_message(records, await self.links(records), older=older)
+        try:
+            response = await respond(
+                text=content.text, blocks=content.blocks_json(), response_type="ephemeral"
+            )
+        except (aiohttp.ClientError, TimeoutError):
+            log.exception("could not answer %s for %s", COMMAND, user)
+            return
+        if response.status_code != 200:
+            log.error(
+                "could not answer %s for %s: HTTP %s %s",
+                COMMAND,
+                user,
+                response.status_code,
+                response.body,
+            )
+
+    async def publish_home(self, user: str) -> None:
+        """Publish the team view as `user`'s Home tab."""
+        records, older = await self.records()
+        view = home_view(records, await self.links(records), older=older)
+        try:
+            async with slack_call("views.publish"):
+                await self.client.views_publish(user_id=user, view=view)
+        except SlackCallFailed:
+            log.exception("could not publish the Home tab of %s", user)
+
+
+def register_team_view(
+    app: AsyncApp, store: AskStore, client: AsyncWebClient, tasks: Tasks
+) -> None:
+    """Wire `/agent-questions` and the Home tab to the team view."""
+    team = TeamView(store, client)
+
+    @app.command(COMMAND)
+    async def on_command(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond | None) -> None:
+        # An empty ack shows nothing; the list follows through the response_url.
+        await ack()
+        user = body.get("user_id")
+        if respond is None or respond.response_url is None or not isinstance(user, str):
+            log.warning("ignoring a %s without a response_url or user", COMMAND)
+            return
+        tasks.spawn(team.answer_command(respond, user), name="team command")
+
+    @app.event("app_home_opened")
+    async def on_home_opened(event: dict[str, Any]) -> None:
+        opened = parse(HomeOpened, event)
+        # The Messages and About tabs send this event too; only Home is ours to draw.
+        if opened is not None and opened.tab == "home":
+            tasks.spawn(team.publish_home(opened.user), name="team home")

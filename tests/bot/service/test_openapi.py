@@ -1,0 +1,76 @@
+"""The relay's OpenAPI document states the rules the relay enforces, and its error codes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.render.layout import BLOCK_ID_MAX, MENU_OPTIONS_MAX
+from bot.service.openapi import openapi_document
+from bot.service.relay import STATUS_OF_CODE
+
+
+def schema(name: str) -> dict[str, Any]:
+    schemas: dict[str, Any] = openapi_document()["components"]["schemas"]
+    return dict(schemas[name]["properties"])
+
+
+def operations() -> list[tuple[str, dict[str, Any]]]:
+    return [
+        (f"{method.upper()} {path}", operation)
+        for path, methods in openapi_document()["paths"].items()
+        for method, operation in methods.items()
+    ]
+
+
+def test_an_ask_needs_at_least_one_question() -> None:
+    questions = schema("CreateAsk")["questions"]
+    assert questions["minItems"] == 1
+    assert "else EMPTY_QUESTIONS" in questions["description"]
+
+
+def test_an_approve_label_must_name_an_option() -> None:
+    approve = schema("PlanReviewIntent")["approve"]
+    assert approve["description"] == (
+        "The label of the option that approves: it must name one of the question's options, "
+        "and the question must carry the plan in `detail` (else BAD_INTENT)."
+    )
+
+
+def test_slacks_limits_are_stated_with_their_422() -> None:
+    item = schema("AskUserQuestionItem")
+    assert item["id"]["maxLength"] == BLOCK_ID_MAX
+    assert item["options"]["anyOf"][0]["maxItems"] == MENU_OPTIONS_MAX
+    for described in (item["id"], item["options"], schema("CreateAsk")["questions"]):
+        assert "else 422 ASK_FAILED" in described["description"]
+
+
+def test_each_error_response_lists_codes_the_relay_answers_with_that_status() -> None:
+    for name, operation in operations():
+        for status, response in operation["responses"].items():
+            codes = response.get("x-error-codes", [])
+            assert [STATUS_OF_CODE[code] for code in codes] == [int(status)] * len(codes), name
+            assert all(code in response["description"] for code in codes), name
+            if int(status) >= 400:
+                assert codes, f"{name} {status} names no error code"
+
+
+def test_every_error_code_the_relay_answers_is_documented() -> None:
+    documented = {
+        code
+        for _, operation in operations()
+        for response in operation["responses"].values()
+        for code in response.get("x-error-codes", [])
+    }
+    assert documented == set(STATUS_OF_CODE)
+
+
+def test_creating_an_ask_documents_every_status_it_answers() -> None:
+    responses = dict(operations())["POST /v1/asks"]["responses"]
+    assert sorted(responses) == ["200", "201", "400", "401", "409", "413", "422", "503"]
+    assert responses["400"]["x-error-codes"] == [
+        "EMPTY_QUESTIONS",
+        "BAD_INTENT",
+        "CALLER_NOT_LIVE",
+        "DELEGATED_CALLER",
+        "INVALID_BODY",
+    ]

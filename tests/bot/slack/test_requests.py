@@ -1,0 +1,67 @@
+"""Checks before Bolt: the signature on the raw bytes, then a payload Bolt can route."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from multidict import CIMultiDict
+from slack_sdk.signature import SignatureVerifier
+
+from bot.slack.requests import Refused, bolt_request_of, check_payload, verified_text
+
+SECRET = "0123456789abcdef0123456789abcdef"
+VERIFIER = SignatureVerifier(SECRET)
+
+
+def headers(body: str, timestamp: str | None = None) -> CIMultiDict[str]:
+    stamp = timestamp or str(int(time.time()))
+    signature = VERIFIER.generate_signature(timestamp=stamp, body=body)
+    assert signature is not None
+    return CIMultiDict({"x-slack-request-timestamp": stamp, "X-SLACK-SIGNATURE": signature})
+
+
+def refusal(error: pytest.ExceptionInfo[Refused]) -> tuple[int, str]:
+    return error.value.status, error.value.reason
+
+
+def test_a_signed_body_is_returned_as_text_whatever_the_header_case() -> None:
+    assert verified_text(b"a=b", headers("a=b"), VERIFIER) == "a=b"
+
+
+def test_a_decimal_timestamp_is_refused_before_the_verifier_reads_it() -> None:
+    with pytest.raises(Refused) as refused:
+        verified_text(b"a=b", headers("a=b", timestamp="1700000000.5"), VERIFIER)
+    assert refusal(refused) == (
+        401,
+        "X-Slack-Request-Timestamp is not whole seconds: '1700000000.5'",
+    )
+
+
+def test_a_body_that_is_not_utf8_is_refused_as_unsigned() -> None:
+    with pytest.raises(Refused) as refused:
+        verified_text(b"\xff", headers("x"), VERIFIER)
+    assert refusal(refused) == (401, "the body is not UTF-8, so Slack did not sign it")
+
+
+def test_a_click_without_actions_is_refused_naming_why() -> None:
+    with pytest.raises(Refused) as refused:
+        check_payload('{"type": "block_actions", "actions": []}', "application/json")
+    assert refusal(refused) == (
+        400,
+        "malformed payload: payload: Value error, block_actions without actions",
+    )
+
+
+def test_a_payload_field_nested_too_deeply_is_refused() -> None:
+    with pytest.raises(Refused) as refused:
+        check_payload("payload=" + "[" * 100_000, "application/x-www-form-urlencoded")
+    assert refusal(refused) == (400, "the payload field is nested too deeply")
+
+
+def test_a_well_formed_click_becomes_bolts_request() -> None:
+    body = (
+        '{"type": "block_actions", "actions": [{"action_id": "sq_pick.0"}], "user": {"id": "U1"}}'
+    )
+    request = bolt_request_of(body, "", {"content-type": ["application/json"]})
+    assert request.body["actions"] == [{"action_id": "sq_pick.0"}]

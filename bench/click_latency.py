@@ -15,7 +15,11 @@ coroutine that waits for the answer; a provider is clicked only once it has save
 and the next round starts only once it is idle again (its follow-up Slack calls done); an app
 asks only when told, so its post never lands in another path's round.
 
-    python -m bench.click_latency [--rounds 300] [--repeats 3]
+    python -m bench.click_latency [--rounds 300] [--repeats 3] [--against DIR]
+
+`--against DIR` adds the three provider paths again as another checkout at DIR runs them
+(its `bench.latency_app` and `bot/`, started with DIR as their working directory), interleaved
+in the same rounds: a change measured beside the code it replaces, on the same machine state.
 """
 
 from __future__ import annotations
@@ -45,7 +49,9 @@ PERSON = "U0BENCHER1"
 WARM_UP = 20
 ROOT = Path(__file__).resolve().parents[1]
 WAITERS_GAUGE = "slack_questions_relay_waiters "
-PATHS = ("bare", "in-process", "python -m bot", "relay")
+BARE = "bare"
+PATHS = (BARE, "in-process", "python -m bot", "relay")
+AGAINST = " @ baseline"  # the suffix of a path run by the `--against` checkout
 # The shape of the provider's one-click question: a section, then three buttons.
 MESSAGE: list[dict[str, object]] = [
     {"type": "section", "text": {"type": "mrkdwn", "text": "*Go ahead?*"}},
@@ -91,15 +97,17 @@ class AppProcess:
         self.proc = proc
 
     @classmethod
-    async def start(cls, *args: str, env: dict[str, str] | None = None) -> AppProcess:
-        """Start `python -m bench.latency_app ARGS` and wait for it to be ready."""
+    async def start(
+        cls, *args: str, env: dict[str, str] | None = None, root: Path = ROOT
+    ) -> AppProcess:
+        """Start `python -m bench.latency_app ARGS` from the checkout at `root`."""
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
             "-m",
             "bench.latency_app",
             *args,
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "LOG_LEVEL": "WARNING", **(env or {})},
+            cwd=root,
+            env={**os.environ, "PYTHONPATH": str(root), "LOG_LEVEL": "WARNING", **(env or {})},
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
         )
@@ -149,7 +157,7 @@ class Path_:
             # once it is held, as a person would click a question some time after it came.
             while await held(http, self.relay_url) < 1:  # noqa: ASYNC110 (only /metrics tells)
                 await asyncio.sleep(0.001)
-        if self.name == "bare":
+        if self.name == BARE:
             response = await client.chat_postMessage(
                 channel=CHANNEL, text="Go ahead?", blocks=MESSAGE
             )
@@ -167,39 +175,52 @@ class Path_:
             self.acks.append(delivery.ack_seconds)
 
 
-async def start_path(stack: AsyncExitStack, name: str, tmp: Path) -> Path_:
+async def start_path(stack: AsyncExitStack, name: str, tmp: Path, against: Path | None) -> Path_:
     """The emulator and app process(es) of path `name`, ready for rounds."""
+    root = against if name.endswith(AGAINST) and against is not None else ROOT
+    kind_of = name.removesuffix(AGAINST)
     emu = bench_emulator()
     await stack.enter_async_context(emu)
     port = free_port()
     emu.request_url = f"http://127.0.0.1:{port}/slack/events"
     app_args = ["--api-url", emu.api_url, "--port", str(port)]
-    if name in ("bare", "in-process"):
-        app = await AppProcess.start("bare" if name == "bare" else "provider", *app_args)
+    if kind_of in (BARE, "in-process"):
+        app = await AppProcess.start(
+            "bare" if kind_of == BARE else "provider", *app_args, root=root
+        )
         stack.push_async_callback(app.stop)
         await app.expect("ready")
         return Path_(name, emu, app, app)
-    env = service_env(tmp / f"{name.replace(' ', '-')}.db")
+    env = service_env(tmp / f"{name.replace(' ', '-').replace('@', 'at')}.db")
     # /metrics on for both service paths: it says when the relay holds the agent's long-poll.
     env.update(SLACK_API_URL=emu.api_url, PORT=str(port), SLACK_QUESTIONS_METRICS="1")
-    kind = "service" if name == "python -m bot" else "relay-service"
-    service = await AppProcess.start(kind, env=env)
+    kind = "service" if kind_of == "python -m bot" else "relay-service"
+    service = await AppProcess.start(kind, env=env, root=root)
     stack.push_async_callback(service.stop)
     url = (await service.line()).removeprefix("url ")
     await service.expect("ready")
-    if name == "python -m bot":
+    if kind_of == "python -m bot":
         return Path_(name, emu, service, service)
-    agent = await AppProcess.start("relay-agent", "--relay-url", url)
+    agent = await AppProcess.start("relay-agent", "--relay-url", url, root=root)
     stack.push_async_callback(agent.stop)
     await agent.expect("ready")
     return Path_(name, emu, agent, service, relay_url=url)
 
 
-async def measure(rounds: int, warm_up: int = WARM_UP) -> dict[str, list[float]]:
+def path_names(against: Path | None) -> list[str]:
+    """Every path of a run; with `against`, each provider path again as that checkout runs it."""
+    if against is None:
+        return list(PATHS)
+    return [BARE] + [n for p in PATHS[1:] for n in (p, p + AGAINST)]
+
+
+async def measure(
+    rounds: int, warm_up: int = WARM_UP, against: Path | None = None
+) -> dict[str, list[float]]:
     """One interleaved run of every path: click → answer seconds, warm-up rounds dropped."""
     with tempfile.TemporaryDirectory() as tmp:
         async with AsyncExitStack() as stack:
-            paths = [await start_path(stack, name, Path(tmp)) for name in PATHS]
+            paths = [await start_path(stack, n, Path(tmp), against) for n in path_names(against)]
             client = AsyncWebClient(token=TOKEN, base_url=paths[0].emu.api_url)
             http = await stack.enter_async_context(aiohttp.ClientSession())
             for n in range(warm_up + rounds):
@@ -212,7 +233,7 @@ async def measure(rounds: int, warm_up: int = WARM_UP) -> dict[str, list[float]]
 
 def ratios(samples: dict[str, list[float]]) -> dict[str, tuple[Summary, float, float]]:
     """Each path's summary and its median and p95 ratios to bare's."""
-    bare = summarise(samples["bare"])
+    bare = summarise(samples[BARE])
     out = {}
     for name, seconds in samples.items():
         summary = summarise(seconds)
@@ -220,18 +241,22 @@ def ratios(samples: dict[str, list[float]]) -> dict[str, tuple[Summary, float, f
     return out
 
 
-async def main(rounds: int, repeats: int) -> None:
+async def main(rounds: int, repeats: int, against: Path | None = None) -> None:
     """Measure every path, interleaved, `repeats` times, and print each run's ratios."""
     print(f"click → answer, {rounds} interleaved rounds (after {WARM_UP} warm-up) x {repeats}")
     for run in range(1, repeats + 1):
         print(f"run {run}")
-        for name, (summary, median, p95) in ratios(await measure(rounds)).items():
-            print(f"  {name:14} {summary}   /bare: median {median:.2f}x  p95 {p95:.2f}x")
+        samples = await measure(rounds, against=against)
+        for name, (summary, median, p95) in ratios(samples).items():
+            print(f"  {name:26} {summary}   /bare: median {median:.2f}x  p95 {p95:.2f}x")
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--against", type=Path, help="another checkout whose provider paths run beside ours"
+    )
     args = parser.parse_args()
-    asyncio.run(main(args.rounds, args.repeats))
+    asyncio.run(main(args.rounds, args.repeats, args.against))

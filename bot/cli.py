@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from bot.config import Config, ConfigError, Mode, load_config, parse_args
 from bot.logs import LogSettingsError, configure_logging, log_settings
+from bot.parts import StartupError
 from bot.service.server import Server
-from bot.slack_provider import StartupError
 
 log = logging.getLogger("bot")
 

@@ -15,9 +15,9 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
+from bot.parts import SlackSettings
 from bot.review import PolicyError, load_policies
 from bot.slack.api import SLACK_API_URL
-from bot.slack_provider import SlackSettings
 
 
 class Mode(StrEnum):

@@ -5,42 +5,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from types import TracebackType
 
-import aiohttp
-from pydantic import BaseModel, ConfigDict, Field
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.asks.deadlines import Deadlines
-from bot.asks.journal import AskMetrics, TransitionLog, WaitingLine
 from bot.asks.lifecycle import Asks, error_of, new_ask_id
-from bot.asks.observed_store import AskObserver, ObservedStore
-from bot.clock import Clock, SystemClock
-from bot.interactions.admission import Admission
-from bot.interactions.answering import Interactions
-from bot.interactions.app import build_app
-from bot.interactions.inbox import Inbox
-from bot.interactions.plan_reviews import PlanReviews
+from bot.clock import Clock
 from bot.metrics import Metrics
-from bot.review import ReviewPolicies
-from bot.slack.api import (
-    CALL_TIMEOUT_SECONDS,
-    SLACK_API_URL,
-    SlackCallFailed,
-    client_session,
-    slack_call,
-    web_client,
-)
-from bot.slack.messages import AskMessages
-from bot.slack.pacing import ChannelPosts
-from bot.slack.responders import Responders
-from bot.slack.status_line import ThreadStatuses
-from bot.slack.threads import Threads
-from bot.slack.watch import SlackCalls
-from bot.store import AskRecord, AskState, AskStore, MemoryStore, ThreadRef, Verdict
+from bot.parts import Parts, SlackSettings, StartupError, build, start_up
+from bot.store import AskRecord, AskState, AskStore, ThreadRef, Verdict
 from bot.tasks import Tasks
 from provider import (
     AskUserQuestionAnswer,
@@ -51,27 +27,8 @@ from provider.errors import aborted
 
 log = logging.getLogger(__name__)
 
-
-class SlackSettings(BaseModel):
-    """What the provider needs to reach Slack and decide who answers.
-
-    The one home of these settings and their defaults: `python -m bot`'s `Config` holds one.
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    # Kept out of repr, so a logged or printed settings object does not leak them.
-    bot_token: str = Field(repr=False)
-    signing_secret: str = Field(repr=False)  # empty in Socket Mode, which is not signed
-    channel: str | None = None
-    responders: Sequence[str] = ()
-    api_url: str = SLACK_API_URL
-    review: ReviewPolicies = ReviewPolicies()
-    call_timeout: float = CALL_TIMEOUT_SECONDS  # a Web API call that takes longer has failed
-
-
-class StartupError(Exception):
-    """The provider cannot start; the message says what to fix."""
+# Defined with the composition root; importable from here as they always were.
+__all__ = ["SlackQuestionProvider", "SlackSettings", "StartupError"]
 
 
 class SlackQuestionProvider:
@@ -81,36 +38,9 @@ class SlackQuestionProvider:
     (HTTP at /slack/events, or Socket Mode); `register(service)`; `await close()` at the end.
     """
 
-    def __init__(
-        self,
-        *,
-        session: aiohttp.ClientSession,
-        client: AsyncWebClient,
-        store: AskStore,
-        owns_store: bool,
-        tasks: Tasks,
-        asks: Asks,
-        threads: Threads,
-        interactions: Interactions,
-        app: AsyncApp,
-        bot_user_id: str,
-        deadlines: Deadlines,
-        calls: SlackCalls,
-        statuses: ThreadStatuses,
-    ) -> None:
-        self.session = session
-        self.client = client
-        self.store = store
-        self._owns_store = owns_store
-        self.tasks = tasks
-        self.asks = asks
-        self._threads = threads
-        self.interactions = interactions
-        self.app = app
+    def __init__(self, parts: Parts, *, bot_user_id: str) -> None:
+        self.parts = parts
         self.bot_user_id = bot_user_id
-        self.deadlines = deadlines
-        self.calls = calls
-        self.statuses = statuses
         # Asks made through `ask()` here, each with the future of its storing and posting.
         self._mine: dict[str, asyncio.Future[AskRecord]] = {}
         self._closed = False
@@ -128,97 +58,50 @@ class SlackQuestionProvider:
     ) -> SlackQuestionProvider:
         """Check the token with auth.test, build the app, and take back pending asks.
 
-        `shared`: other replicas use the same store (PostgreSQL), so copies in memory may
-        be stale and are read again before an ask is settled. `replica`: a name that stays
-        the same across restarts (host and port), so a restarted replica takes over at once
-        the work its crashed predecessor held a lease on. Every Web API call is watched
-        (`calls`: failures and retries logged, counted in `metrics`); every ask transition is
-        logged, counted and shown under its thread."""
-        session = client_session(settings.call_timeout)
-        try:
-            calls = SlackCalls(metrics)
-            client = web_client(
-                settings.bot_token, base_url=settings.api_url, session=session, calls=calls
-            )
-            try:
-                async with slack_call("auth.test"):
-                    auth = await client.auth_test()
-            except SlackCallFailed as failed:
-                if failed.in_transit:
-                    raise StartupError(
-                        f"cannot reach Slack's Web API at {settings.api_url} ({failed.error}); "
-                        "check SLACK_API_URL and the network"
-                    ) from failed
-                raise StartupError(
-                    f"Slack rejected the bot token at {settings.api_url} ({failed.error}); "
-                    "check SLACK_BOT_TOKEN"
-                ) from failed
-            owns_store = store is None
-            tasks = Tasks()
-            clock = clock or SystemClock()
-            # Slack drops a status after two minutes of its own (real) time, so the line is
-            # renewed on real time too, not on the asks' clock (a test's ManualClock counts
-            # its sleepers; a renewal timer there would be taken for a deadline's).
-            statuses = ThreadStatuses(client, SystemClock())
-            observers: list[AskObserver] = [TransitionLog(clock), WaitingLine(statuses)]
-            if metrics is not None:
-                observers.append(AskMetrics(metrics))
-            store = ObservedStore(store or MemoryStore(), observers)
-            # This process in the store's leases: the replica, then this incarnation of it.
-            owner = f"{replica or 'replica-' + secrets.token_hex(6)}#{secrets.token_hex(4)}"
-            posts = ChannelPosts(client)
-            threads = Threads(store, settings.channel, posts=posts, clock=clock, owner=owner)
-            messages = AskMessages(client, store, settings.review, clock, posts=posts)
-            deadlines = Deadlines(settings.review, clock, messages)
-            asks = Asks(
-                store=store,
-                threads=threads,
-                messages=messages,
-                clock=clock,
-                tasks=tasks,
-                listener=deadlines,
-                owner=owner,
-                shared=shared,
-            )
-            admission = Admission(
-                asks, messages, Responders(client, settings.responders), settings.review
-            )
-            plan_reviews = PlanReviews(asks, admission, messages, settings.review, clock)
-            interactions = Interactions(
-                asks, admission, plan_reviews, messages, clock, decide_before_ack=not shared
-            )
-            inbox = Inbox(store, clock, tasks)
-            app = build_app(
-                client,
-                signing_secret=settings.signing_secret,
-                interactions=interactions,
-                plan_reviews=plan_reviews,
-                store=store,
-                tasks=tasks,
-                inbox=inbox,
-            )
-            provider = cls(
-                session=session,
-                client=client,
-                store=store,
-                owns_store=owns_store,
-                tasks=tasks,
-                asks=asks,
-                threads=threads,
-                interactions=interactions,
-                app=app,
-                bot_user_id=str(auth["user_id"]),
-                deadlines=deadlines,
-                calls=calls,
-                statuses=statuses,
-            )
-            store.recovered(await asks.recover())
-            # After the asks are back in hand: a click acked before a crash answers one.
-            await inbox.replay()
-            return provider
-        except BaseException:
-            await session.close()
-            raise
+        The arguments are `bot.parts.build`'s: `shared` (other replicas use the same store),
+        `replica` (this replica's lasting name), `metrics` (where calls and asks are counted).
+        """
+        parts = build(
+            settings, store=store, clock=clock, shared=shared, replica=replica, metrics=metrics
+        )
+        return await cls.from_parts(parts)
+
+    @classmethod
+    async def from_parts(cls, parts: Parts) -> SlackQuestionProvider:
+        """The provider over `parts` once started up (`bot.parts.start_up`); closes them if
+        it cannot start."""
+        return cls(parts, bot_user_id=await start_up(parts))
+
+    # The collaborators callers reach for, as before the provider wrapped `Parts`.
+    @property
+    def app(self) -> AsyncApp:
+        """The Bolt app to serve (HTTP at /slack/events, or Socket Mode)."""
+        return self.parts.app
+
+    @property
+    def asks(self) -> Asks:
+        """Every ask's life: create, post, settle, wait."""
+        return self.parts.asks
+
+    @property
+    def store(self) -> AskStore:
+        """Where asks are kept (observed: each write is logged, counted and shown)."""
+        return self.parts.store
+
+    @property
+    def client(self) -> AsyncWebClient:
+        """The watched Web API client."""
+        return self.parts.client
+
+    @property
+    def tasks(self) -> Tasks:
+        """Background work, drained on close."""
+        return self.parts.tasks
+
+    @property
+    def deadlines(self) -> Deadlines:
+        """The reminders and expiries of pending asks."""
+        return self.parts.deadlines
 
     async def __aenter__(self) -> SlackQuestionProvider:
         return self
@@ -247,7 +130,7 @@ class SlackQuestionProvider:
 
     async def route(self, agent_id: str, channel: str, thread_ts: str | None) -> None:
         """Post every later ask of agent `agent_id` in this channel/thread."""
-        await self._threads.route(agent_id, ThreadRef(channel=channel, thread_ts=thread_ts))
+        await self.parts.threads.route(agent_id, ThreadRef(channel=channel, thread_ts=thread_ts))
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         """Post the questions and wait for the answer; abort and cancellation withdraw them."""
@@ -305,20 +188,14 @@ class SlackQuestionProvider:
     async def idle(self) -> None:
         """Wait until all post-ack work (message updates, replies, status lines) has finished."""
         await self.tasks.idle()
-        await self.statuses.sent()
+        await self.parts.statuses.sent()
 
     async def close(self) -> None:
         """Withdraw our in-process asks, finish background work, close the HTTP session."""
         self._closed = True
         for opening in list(self._mine.values()):
             await self._withdraw_when_shown(opening, "the Slack provider shut down")
-        await self.tasks.drain()
-        # After the drain: a post that finished during it may have started a timer.
-        await self.deadlines.close()
-        await self.statuses.close()
-        if self._owns_store:
-            await self.store.close()
-        await self.session.close()
+        await self.parts.close()
 
 
 def _reason(reason: object) -> str:

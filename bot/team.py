@@ -112,11 +112,9 @@ class TeamView:
             log.exception("could not publish the Home tab of %s", user)
 
 
-def register_team_view(
-    app: AsyncApp, store: AskStore, client: AsyncWebClient, tasks: Tasks
-) -> None:
-    """Wire `/agent-questions` and the Home tab to the team view."""
-    team = TeamView(store, client)
+def register_team_view(app: AsyncApp, team: TeamView, tasks: Tasks) -> None:
+    """Wire `/agent-questions` and the Home tab to `team`, the one team view (the relay's
+    list reads its permalinks too, so a link looked up for one is cached for both)."""
 
     @app.command(COMMAND)
     async def on_command(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond | None) -> None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Final
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .errors import ErrorCode
 from .types import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,
@@ -21,6 +22,22 @@ IdempotencyKey = Annotated[Text, Field(min_length=1, max_length=200)]
 MAX_WAIT_SECONDS = 60
 # 409: an idempotency key already made an ask with a different body.
 IDEMPOTENCY_CONFLICT = "IDEMPOTENCY_CONFLICT"
+
+# The only place an error code becomes an HTTP status: the relay answers with it and its
+# OpenAPI document lists each status's codes from it.
+STATUS_OF_CODE: Final[dict[str, int]] = {
+    ErrorCode.EMPTY_QUESTIONS: 400,
+    ErrorCode.BAD_INTENT: 400,
+    ErrorCode.CALLER_NOT_LIVE: 400,
+    ErrorCode.DELEGATED_CALLER: 400,
+    ErrorCode.ASK_FAILED: 422,
+    "INVALID_BODY": 400,
+    "UNAUTHORIZED": 401,
+    "NOT_FOUND": 404,
+    IDEMPOTENCY_CONFLICT: 409,
+    "BODY_TOO_LARGE": 413,
+    "RELAY_DISABLED": 503,
+}
 
 
 class AgentRef(WireModel):

@@ -12,9 +12,8 @@ from bot.interactions.answering import Interactions
 from bot.interactions.inbox import Inbox
 from bot.interactions.listeners import register_actions, register_events, register_views
 from bot.interactions.plan_reviews import PlanReviews
-from bot.store import AskStore
 from bot.tasks import Tasks
-from bot.team import register_team_view
+from bot.team import TeamView, register_team_view
 
 
 def build_app(
@@ -23,7 +22,7 @@ def build_app(
     signing_secret: str,
     interactions: Interactions,
     plan_reviews: PlanReviews,
-    store: AskStore,
+    team: TeamView,
     tasks: Tasks,
     inbox: Inbox,
 ) -> AsyncApp:
@@ -41,7 +40,7 @@ def build_app(
     register_actions(app, interactions, plan_reviews, tasks, inbox)
     register_views(app, interactions, inbox)
     register_events(app, interactions, inbox)
-    register_team_view(app, store, client, tasks)
+    register_team_view(app, team, tasks)
     return app
 
 

@@ -23,9 +23,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from bot.config import Config, ConfigError, Mode, load_config, parse_args
+from bot.parts import StartupError
 from bot.service.server import Server
 from bot.slack.api import SlackCallFailed, slack_call
-from bot.slack_provider import StartupError
 from provider import RelayProvider
 
 log = logging.getLogger(__name__)
@@ -157,7 +157,7 @@ async def _channel_name(server: Server) -> str:
     channel = server.config.slack.channel
     try:
         async with slack_call("conversations.info"):
-            response = await server.provider.client.conversations_info(channel=channel or "")
+            response = await server.parts.client.conversations_info(channel=channel or "")
     except SlackCallFailed:
         return "Slack"
     name = (response.get("channel") or {}).get("name")

@@ -9,6 +9,7 @@ import secrets
 import stat
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from bot.config import Config, Mode
@@ -25,42 +26,24 @@ YOU = "U0YOU00001"
 async def run_offline(
     config: Config, stop: asyncio.Event, *, demo: bool = True, browser: bool = True
 ) -> int:
-    """Run until `stop` is set; returns the exit code. `browser`: also serve the playground."""
-    emu = SlackEmulator(
-        signing_secret=config.slack.signing_secret,
-        bot_token=config.slack.bot_token,
-        app_token=f"xapp-offline-{secrets.token_hex(8)}",
-    )
-    seeded = seed_workspace(emu.workspace, bot_user_id=emu.bot_user_id)
-    emu.workspace.add_user(YOU, name="you", real_name="You", display_name="you")
-    emu.workspace.add_member(seeded.channel_id, YOU)
-    await emu.start(host=config.host, port=0)
-    # A fresh store each run: the emulator's messages do not outlive it either.
-    with tempfile.TemporaryDirectory(prefix="slack-questions-offline-") as tmp:
-        try:
-            server = await Server.start(
-                config.model_copy(
-                    update={
-                        "mode": Mode.HTTP,
-                        "slack": config.slack.model_copy(
-                            update={"api_url": emu.api_url, "channel": seeded.channel_id}
-                        ),
-                        "db_path": Path(tmp) / "asks.db",
-                    }
-                )
-            )
-        except BaseException:
-            await emu.stop()
-            raise
+    """Run until `stop` is set; returns the exit code. `browser`: also serve the playground.
+
+    Each piece is undone in reverse on the way out, whether the run ends or a later piece
+    fails to start: the demo and the terminal, the playground, the service, the emulator,
+    then the store's directory."""
+    async with contextlib.AsyncExitStack() as stack:
+        # A fresh store each run: the emulator's messages do not outlive it either.
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="slack-questions-offline-"))
+        emu, channel = _emulator(config)
+        await emu.start(host=config.host, port=0)
+        stack.push_async_callback(emu.stop)
+        server = await Server.start(_against(config, emu, channel, Path(tmp) / "asks.db"))
+        stack.push_async_callback(server.close)
         emu.request_url = f"{server.url}/slack/events"
         playground = Playground(emu, person=YOU) if browser else None
         if playground is not None:
-            try:
-                await playground.start(host=config.host, port=0)
-            except BaseException:
-                await server.close()
-                await emu.stop()
-                raise
+            await playground.start(host=config.host, port=0)
+            stack.push_async_callback(playground.close)
         print(
             f"Offline: a local Slack emulator stands in for Slack ({emu.api_url}).\n"
             f"You are @you in #agent-questions. The service listens on {server.url}"
@@ -75,40 +58,57 @@ async def run_offline(
         )
         interactive = sys.stdin.isatty()
         reader, transport = await _stdin_reader()
+        if transport is not None:
+            stack.callback(transport.close)
         terminal = Terminal(emu, YOU, input=reader, output=sys.stdout)
         agents = AgentRegistry()
         service = UserQuestionService(agents)
-        dispose = server.provider.register(service)
+        stack.callback(server.provider.register(service))
         typing = asyncio.create_task(terminal.run(), name="terminal")
-        background = [typing]
+        stopping = asyncio.create_task(stop.wait(), name="stop signal")
+        running: list[asyncio.Task[object]] = [typing, stopping]
         if demo:
-            background.append(
+            running.append(
                 asyncio.create_task(run_demo(service, agents, terminal.say), name="demo agent")
             )
-        stopping = asyncio.create_task(stop.wait(), name="stop signal")
-        try:
-            # Ctrl-D at a terminal ends the run; input that is not a terminal (`< /dev/null`,
-            # a container without -it) ending only means nobody types: keep serving.
-            await asyncio.wait(
-                [stopping, typing] if interactive else [stopping],
-                return_when=asyncio.FIRST_COMPLETED,
-            )
-            if typing.done() and interactive:
-                print("Input ended: stopping.", flush=True)
-        finally:
-            for task in [*background, stopping]:
-                task.cancel()
-            for task in [*background, stopping]:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-            dispose()
-            if transport is not None:
-                transport.close()
-            if playground is not None:
-                await playground.close()
-            await server.close()
-            await emu.stop()
+        stack.push_async_callback(_cancelled, running)
+        # Ctrl-D at a terminal ends the run; input that is not a terminal (`< /dev/null`,
+        # a container without -it) ending only means nobody types: keep serving.
+        await asyncio.wait(
+            [stopping, typing] if interactive else [stopping], return_when=asyncio.FIRST_COMPLETED
+        )
+        if typing.done() and interactive:
+            print("Input ended: stopping.", flush=True)
     return 0
+
+
+def _emulator(config: Config) -> tuple[SlackEmulator, str]:
+    """The local Slack, accepting `config`'s credentials, with you in its questions channel;
+    and that channel."""
+    emu = SlackEmulator(
+        signing_secret=config.slack.signing_secret,
+        bot_token=config.slack.bot_token,
+        app_token=f"xapp-offline-{secrets.token_hex(8)}",
+    )
+    seeded = seed_workspace(emu.workspace, bot_user_id=emu.bot_user_id)
+    emu.workspace.add_user(YOU, name="you", real_name="You", display_name="you")
+    emu.workspace.add_member(seeded.channel_id, YOU)
+    return emu, seeded.channel_id
+
+
+def _against(config: Config, emu: SlackEmulator, channel: str, db_path: Path) -> Config:
+    """The service's configuration: over HTTP to the emulator, asking in `channel`."""
+    slack = config.slack.model_copy(update={"api_url": emu.api_url, "channel": channel})
+    return config.model_copy(update={"mode": Mode.HTTP, "slack": slack, "db_path": db_path})
+
+
+async def _cancelled(tasks: Sequence[asyncio.Task[object]]) -> None:
+    """Cancel `tasks` and wait until each has ended."""
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 async def _stdin_reader() -> tuple[asyncio.StreamReader, asyncio.BaseTransport | None]:

@@ -13,7 +13,14 @@ from typing import Any
 from pydantic.json_schema import models_json_schema
 
 from bot.render.layout import BLOCK_ID_MAX, MENU_OPTIONS_MAX, PARTS_MAX
-from provider.relay_wire import IDEMPOTENCY_CONFLICT, AskList, AskView, CreateAsk, Problem
+from provider.relay_wire import (
+    IDEMPOTENCY_CONFLICT,
+    STATUS_OF_CODE,
+    AskList,
+    AskView,
+    CreateAsk,
+    Problem,
+)
 
 REF = "#/components/schemas/{model}"
 SLACK_CANNOT_SHOW = "else 422 ASK_FAILED: Slack cannot show it"
@@ -29,10 +36,6 @@ def _json(name: str, description: str) -> dict[str, Any]:
 
 def _problem(status: int, description: str, codes: tuple[str, ...] | None = None) -> dict[str, Any]:
     """An error response naming its codes: `codes`, or every code the relay answers `status`."""
-    # Imported here: the relay server serves this document, and its table is the one place a
-    # code becomes a status.
-    from bot.service.relay import STATUS_OF_CODE
-
     listed = codes or tuple(code for code, s in STATUS_OF_CODE.items() if s == status)
     return {
         **_json("Problem", f"{description}. `error.code`: {', '.join(listed)}"),

@@ -29,6 +29,7 @@ from provider import AskUserQuestionRequest, ErrorCode, UserQuestionError
 from provider.relay_wire import (
     IDEMPOTENCY_CONFLICT,
     MAX_WAIT_SECONDS,
+    STATUS_OF_CODE,
     AgentRef,
     AskDetail,
     AskList,
@@ -47,21 +48,6 @@ log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES: Final = 256 * 1024
 LIST_LIMIT_MAX: Final = 500
-
-# The only place a seam error code becomes an HTTP status.
-STATUS_OF_CODE: Final[dict[str, int]] = {
-    ErrorCode.EMPTY_QUESTIONS: 400,
-    ErrorCode.BAD_INTENT: 400,
-    ErrorCode.CALLER_NOT_LIVE: 400,
-    ErrorCode.DELEGATED_CALLER: 400,
-    ErrorCode.ASK_FAILED: 422,
-    "INVALID_BODY": 400,
-    "UNAUTHORIZED": 401,
-    "NOT_FOUND": 404,
-    IDEMPOTENCY_CONFLICT: 409,
-    "BODY_TOO_LARGE": 413,
-    "RELAY_DISABLED": 503,
-}
 
 Links = Callable[[list[AskRecord]], Awaitable[dict[str, str]]]
 """Ask id -> permalink of its first Slack message, for the asks given (those it can find)."""

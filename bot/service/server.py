@@ -11,19 +11,21 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
+from slack_bolt.async_app import AsyncApp
 from slack_sdk.signature import SignatureVerifier
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config, Mode
 from bot.metrics import Metrics
+from bot.parts import Parts, StartupError, build
 from bot.service.readiness import Check, Readiness
 from bot.service.relay import MAX_BODY_BYTES, RelayServer
 from bot.slack.api import SlackCallFailed, slack_call
 from bot.slack.requests import Refused, bolt_request_of, verified_text
 from bot.slack.socket_mode import SocketModeRunner
-from bot.slack_provider import SlackQuestionProvider, StartupError
+from bot.slack_provider import SlackQuestionProvider
 from bot.store import AskStore
 from bot.store.sqlite import SqliteStore, StoreError
-from bot.team import TeamView
 
 if TYPE_CHECKING:
     from bot.store.postgres_notify import AskNotifier
@@ -48,20 +50,20 @@ class Server:
         runner: web.AppRunner,
         socket: SocketModeRunner | None,
         notifier: AskNotifier | None = None,
-        metrics: Metrics | None = None,
     ) -> None:
         self.config = config
         self.store = store
         self.provider = provider
+        self.parts = provider.parts
         self.relay = relay
         self._runner = runner
         self.socket = socket
-        self.metrics = metrics
+        self.metrics = self.parts.metrics
         self.notifier = notifier
         self._sweeper: asyncio.Task[None] | None = None
         if notifier is not None:
             # Other replicas settle asks too: their notifications wake our waiters.
-            notifier.hear(provider.asks.waiters)
+            notifier.hear(self.parts.asks.waiters)
             self._sweeper = asyncio.create_task(self._sweep(), name="sweep")
 
     @property
@@ -77,56 +79,38 @@ class Server:
             raise StartupError("the server needs Slack credentials (offline mode wraps it)")
         store, notifier = await open_store(config)
         try:
-            metrics = Metrics() if config.metrics else None
-            provider = await SlackQuestionProvider.start(
+            parts = build(
                 config.slack,
                 store=store,
                 shared=notifier is not None,
                 replica=replica_of(config),
-                metrics=metrics,
+                metrics=Metrics() if config.metrics else None,
             )
+            provider = await SlackQuestionProvider.from_parts(parts)
         except BaseException:
             await _close_store(store, notifier)
             raise
         try:
             if config.slack.channel is not None:
-                await check_membership(provider, config.slack.channel)
+                await check_membership(parts.client, provider.bot_user_id, config.slack.channel)
             relay = RelayServer(
-                provider.asks,
-                provider.tasks,
+                parts.asks,
+                parts.tasks,
                 config.relay_token,
-                metrics=metrics,
-                links=TeamView(provider.store, provider.client).links,
+                metrics=parts.metrics,
+                links=parts.team.links,
             )
-            app = web.Application(client_max_size=MAX_BODY_BYTES)
-            app.router.add_get("/healthz", _healthz)
-            checks: dict[str, Check] = {
-                "store": _store_check(store),
-                "slack": lambda: provider.calls.check(provider.client),
-            }
-            readiness = Readiness(checks)
-            app.router.add_get("/readyz", readiness.handle)
-            if metrics is not None:
-                # Outside the relay's bearer token: a scraper has none (README: keep the
-                # port private, or put /metrics behind your proxy's access rules).
-                app.router.add_get("/metrics", metrics.handle)
-            relay.add_routes(app)
-            if config.mode is Mode.HTTP:
-                verifier = SignatureVerifier(config.slack.signing_secret)
-                app.router.add_post("/slack/events", _slack_events(provider, verifier))
-            runner = web.AppRunner(app, shutdown_timeout=SHUTDOWN_GRACE_SECONDS, access_log=None)
-            await runner.setup()
-            try:
-                await web.TCPSite(runner, config.host, config.port).start()
-            except OSError as error:
-                await runner.cleanup()
-                raise StartupError(
-                    f"cannot listen on {config.host}:{config.port} ({error.strerror})"
-                ) from error
+            readiness = Readiness(
+                {
+                    "store": _store_check(store),
+                    "slack": lambda: parts.calls.check(parts.client),
+                }
+            )
+            runner = await _listen(config, _web_app(config, parts, relay, readiness))
             socket = None
             if config.mode is Mode.SOCKET and config.app_token is not None:
                 socket = SocketModeRunner(
-                    provider.app, config.app_token.get_secret_value(), api_url=config.slack.api_url
+                    parts.app, config.app_token.get_secret_value(), api_url=config.slack.api_url
                 )
                 await socket.start()
                 readiness.add("socket", _socket_check(socket))
@@ -134,7 +118,7 @@ class Server:
             await provider.close()
             await _close_store(store, notifier)
             raise
-        return cls(config, store, provider, relay, runner, socket, notifier, metrics)
+        return cls(config, store, provider, relay, runner, socket, notifier)
 
     async def close(self) -> None:
         """Graceful: stop taking work, let acks in flight finish, keep every pending ask."""
@@ -153,7 +137,7 @@ class Server:
         while True:
             await asyncio.sleep(SWEEP_EVERY_S)
             try:
-                await self.provider.asks.sweep()
+                await self.parts.asks.sweep()
             except Exception:
                 log.exception("sweeping the shared store failed; trying again")
 
@@ -206,16 +190,48 @@ async def _close_store(store: AskStore, notifier: AskNotifier | None) -> None:
     await store.close()
 
 
-async def check_membership(provider: SlackQuestionProvider, channel: str) -> None:
+def _web_app(
+    config: Config, parts: Parts, relay: RelayServer, readiness: Readiness
+) -> web.Application:
+    """The one port's routes: health, readiness, metrics, the relay and (HTTP) Slack's events."""
+    app = web.Application(client_max_size=MAX_BODY_BYTES)
+    app.router.add_get("/healthz", _healthz)
+    app.router.add_get("/readyz", readiness.handle)
+    if parts.metrics is not None:
+        # Outside the relay's bearer token: a scraper has none (README: keep the
+        # port private, or put /metrics behind your proxy's access rules).
+        app.router.add_get("/metrics", parts.metrics.handle)
+    relay.add_routes(app)
+    if config.mode is Mode.HTTP:
+        verifier = SignatureVerifier(config.slack.signing_secret)
+        app.router.add_post("/slack/events", _slack_events(parts.app, verifier))
+    return app
+
+
+async def _listen(config: Config, app: web.Application) -> web.AppRunner:
+    """`app` served on the configured host and port; `StartupError` if it cannot listen."""
+    runner = web.AppRunner(app, shutdown_timeout=SHUTDOWN_GRACE_SECONDS, access_log=None)
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, config.host, config.port).start()
+    except OSError as error:
+        await runner.cleanup()
+        raise StartupError(
+            f"cannot listen on {config.host}:{config.port} ({error.strerror})"
+        ) from error
+    return runner
+
+
+async def check_membership(client: AsyncWebClient, bot_user_id: str, channel: str) -> None:
     """Fail start-up clearly when the bot cannot post in the questions channel."""
     cursor = None
     try:
         while True:
             async with slack_call("conversations.members"):
-                response = await provider.client.conversations_members(
+                response = await client.conversations_members(
                     channel=channel, cursor=cursor, limit=1000
                 )
-            if provider.bot_user_id in (response.get("members") or []):
+            if bot_user_id in (response.get("members") or []):
                 return
             cursor = (response.get("response_metadata") or {}).get("next_cursor")
             if not cursor:
@@ -231,7 +247,7 @@ async def check_membership(provider: SlackQuestionProvider, channel: str) -> Non
 
 
 def _slack_events(
-    provider: SlackQuestionProvider, verifier: SignatureVerifier
+    bolt: AsyncApp, verifier: SignatureVerifier
 ) -> Callable[[web.Request], Awaitable[web.Response]]:
     async def handle(request: web.Request) -> web.Response:
         # Verified and checked here, as Bolt would parse (and fail on) the body first.
@@ -242,7 +258,7 @@ def _slack_events(
         except Refused as refused:
             log.warning("refused a request to /slack/events (%d): %s", refused.status, refused)
             return web.Response(status=refused.status, text=refused.reason)
-        bolt_response = await provider.app.async_dispatch(bolt_request)
+        bolt_response = await bolt.async_dispatch(bolt_request)
         return await to_aiohttp_response(bolt_response)
 
     return handle

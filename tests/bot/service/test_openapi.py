@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from typing import Any
 
 from bot.render.layout import BLOCK_ID_MAX, MENU_OPTIONS_MAX
+from bot.service import openapi
 from bot.service.openapi import openapi_document
-from bot.service.relay import STATUS_OF_CODE
+from provider.relay_wire import STATUS_OF_CODE
 
 
 def schema(name: str) -> dict[str, Any]:
@@ -74,3 +77,14 @@ def test_creating_an_ask_documents_every_status_it_answers() -> None:
         "DELEGATED_CALLER",
         "INVALID_BODY",
     ]
+
+
+def test_the_document_and_the_relay_server_do_not_import_each_other() -> None:
+    # The wire contract (provider.relay_wire) holds the status table both read.
+    path = Path(openapi.__file__)
+    imported = {
+        node.module
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ImportFrom) and node.module
+    }
+    assert "bot.service.relay" not in imported

@@ -363,6 +363,21 @@ async def test_a_plan_review_without_its_plan_names_the_detail_field(
     )
 
 
+async def test_the_list_and_agent_questions_share_one_team_view_and_its_permalinks(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB]})
+    await posted(emu)
+    status, listed = await relay(http, "GET", f"{server.url}/v1/asks")
+    assert status == 200
+    [ask] = listed["asks"]
+    await emu.person(ALICE).command("/agent-questions")
+    await emu.wait_for(lambda: len(emu.ephemerals(ALICE)) == 1, what="the team list")
+    # The link the relay looked up is the one the command shows: looked up once.
+    [lookup] = emu.calls_to("chat.getPermalink")
+    assert ask["permalink"] == lookup.response["permalink"]
+
+
 async def test_the_pending_list_gives_agent_questions_permalink_and_age(
     server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
 ) -> None:

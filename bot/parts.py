@@ -1,0 +1,227 @@
+"""The composition root: `build(settings)` makes every collaborator of the Slack provider once.
+
+`SlackQuestionProvider`, the service (`Server`), offline mode and the MCP server all start from
+the same `Parts`; nothing else constructs an ask's collaborators. `build` does no I/O: checking
+the token and taking back pending asks is `start_up`, undoing it all is `Parts.close`.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import aiohttp
+from pydantic import BaseModel, ConfigDict, Field
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.asks.deadlines import Deadlines
+from bot.asks.journal import AskMetrics, TransitionLog, WaitingLine
+from bot.asks.lifecycle import Asks
+from bot.asks.observed_store import AskObserver, ObservedStore
+from bot.clock import Clock, SystemClock
+from bot.interactions.admission import Admission
+from bot.interactions.answering import Interactions
+from bot.interactions.app import build_app
+from bot.interactions.inbox import Inbox
+from bot.interactions.plan_reviews import PlanReviews
+from bot.metrics import Metrics
+from bot.review import ReviewPolicies
+from bot.slack.api import (
+    CALL_TIMEOUT_SECONDS,
+    SLACK_API_URL,
+    SlackCallFailed,
+    client_session,
+    slack_call,
+    web_client,
+)
+from bot.slack.messages import AskMessages
+from bot.slack.pacing import ChannelPosts
+from bot.slack.responders import Responders
+from bot.slack.status_line import ThreadStatuses
+from bot.slack.threads import Threads
+from bot.slack.watch import SlackCalls
+from bot.store import AskStore, MemoryStore
+from bot.tasks import Tasks
+from bot.team import TeamView
+
+
+class SlackSettings(BaseModel):
+    """What the provider needs to reach Slack and decide who answers.
+
+    The one home of these settings and their defaults: `python -m bot`'s `Config` holds one.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    # Kept out of repr, so a logged or printed settings object does not leak them.
+    bot_token: str = Field(repr=False)
+    signing_secret: str = Field(repr=False)  # empty in Socket Mode, which is not signed
+    channel: str | None = None
+    responders: Sequence[str] = ()
+    api_url: str = SLACK_API_URL
+    review: ReviewPolicies = ReviewPolicies()
+    call_timeout: float = CALL_TIMEOUT_SECONDS  # a Web API call that takes longer has failed
+
+
+class StartupError(Exception):
+    """The provider cannot start; the message says what to fix."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Parts:
+    """Every collaborator of the Slack provider, each built once by `build`."""
+
+    settings: SlackSettings
+    session: aiohttp.ClientSession
+    calls: SlackCalls  # every Web API call watched: failures and retries logged and counted
+    client: AsyncWebClient
+    store: ObservedStore  # the given store (or one in memory), telling the observers
+    owns_store: bool  # made here, so closed here; a given store is its opener's to close
+    tasks: Tasks
+    clock: Clock
+    statuses: ThreadStatuses
+    posts: ChannelPosts
+    threads: Threads
+    messages: AskMessages
+    deadlines: Deadlines
+    asks: Asks
+    admission: Admission
+    plan_reviews: PlanReviews
+    interactions: Interactions
+    inbox: Inbox
+    team: TeamView  # `/agent-questions`, the Home tab and the relay's permalinks
+    app: AsyncApp
+    metrics: Metrics | None
+
+    async def close(self) -> None:
+        """Finish background work, stop timers and status lines, close the HTTP session."""
+        await self.tasks.drain()
+        # After the drain: a post that finished during it may have started a timer.
+        await self.deadlines.close()
+        await self.statuses.close()
+        if self.owns_store:
+            await self.store.close()
+        await self.session.close()
+
+
+def build(
+    settings: SlackSettings,
+    *,
+    store: AskStore | None = None,
+    clock: Clock | None = None,
+    shared: bool = False,
+    replica: str | None = None,
+    metrics: Metrics | None = None,
+) -> Parts:
+    """Construct the provider's collaborators, in dependency order; no I/O happens here.
+
+    `shared`: other replicas use the same store (PostgreSQL), so copies in memory may be stale
+    and are read again before an ask is settled. `replica`: a name that stays the same across
+    restarts (host and port), so a restarted replica takes over at once the work its crashed
+    predecessor held a lease on. Every Web API call is watched (failures and retries logged,
+    counted in `metrics`); every ask transition is logged, counted and shown under its thread.
+    """
+    clock = clock or SystemClock()
+    session = client_session(settings.call_timeout)
+    calls = SlackCalls(metrics)
+    client = web_client(settings.bot_token, base_url=settings.api_url, session=session, calls=calls)
+    tasks = Tasks()
+    # Slack drops a status after two minutes of its own (real) time, so the line is renewed
+    # on real time too, not on the asks' clock (a test's ManualClock counts its sleepers; a
+    # renewal timer there would be taken for a deadline's).
+    statuses = ThreadStatuses(client, SystemClock())
+    observers: list[AskObserver] = [TransitionLog(clock), WaitingLine(statuses)]
+    if metrics is not None:
+        observers.append(AskMetrics(metrics))
+    observed = ObservedStore(store or MemoryStore(), observers)
+    # This process in the store's leases: the replica, then this incarnation of it.
+    owner = f"{replica or 'replica-' + secrets.token_hex(6)}#{secrets.token_hex(4)}"
+    posts = ChannelPosts(client)
+    threads = Threads(observed, settings.channel, posts=posts, clock=clock, owner=owner)
+    messages = AskMessages(client, observed, settings.review, clock, posts=posts)
+    deadlines = Deadlines(settings.review, clock, messages)
+    asks = Asks(
+        store=observed,
+        threads=threads,
+        messages=messages,
+        clock=clock,
+        tasks=tasks,
+        listener=deadlines,
+        owner=owner,
+        shared=shared,
+    )
+    responders = Responders(client, settings.responders)
+    admission = Admission(asks, messages, responders, settings.review)
+    plan_reviews = PlanReviews(asks, admission, messages, settings.review, clock)
+    interactions = Interactions(
+        asks, admission, plan_reviews, messages, clock, decide_before_ack=not shared
+    )
+    inbox = Inbox(observed, clock, tasks)
+    team = TeamView(observed, client)
+    app = build_app(
+        client,
+        signing_secret=settings.signing_secret,
+        interactions=interactions,
+        plan_reviews=plan_reviews,
+        team=team,
+        tasks=tasks,
+        inbox=inbox,
+    )
+    return Parts(
+        settings=settings,
+        session=session,
+        calls=calls,
+        client=client,
+        store=observed,
+        owns_store=store is None,
+        tasks=tasks,
+        clock=clock,
+        statuses=statuses,
+        posts=posts,
+        threads=threads,
+        messages=messages,
+        deadlines=deadlines,
+        asks=asks,
+        admission=admission,
+        plan_reviews=plan_reviews,
+        interactions=interactions,
+        inbox=inbox,
+        team=team,
+        app=app,
+        metrics=metrics,
+    )
+
+
+async def start_up(parts: Parts) -> str:
+    """Check the token with auth.test, take back pending asks, then replay acked clicks;
+    the bot's user id. `StartupError` says what to fix; on any failure `parts` is closed."""
+    try:
+        bot_user_id = await _check_token(parts)
+        parts.store.recovered(await parts.asks.recover())
+        # After the asks are back in hand: a click acked before a crash answers one.
+        await parts.inbox.replay()
+    except BaseException:
+        await parts.close()
+        raise
+    return bot_user_id
+
+
+async def _check_token(parts: Parts) -> str:
+    """The bot's user id, as auth.test names it; `StartupError` when Slack cannot be reached
+    or refuses the token."""
+    api_url = parts.settings.api_url
+    try:
+        async with slack_call("auth.test"):
+            auth = await parts.client.auth_test()
+    except SlackCallFailed as failed:
+        if failed.in_transit:
+            raise StartupError(
+                f"cannot reach Slack's Web API at {api_url} ({failed.error}); "
+                "check SLACK_API_URL and the network"
+            ) from failed
+        raise StartupError(
+            f"Slack rejected the bot token at {api_url} ({failed.error}); check SLACK_BOT_TOKEN"
+        ) from failed
+    return str(auth["user_id"])

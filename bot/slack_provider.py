@@ -20,9 +20,9 @@ from bot.asks.lifecycle import Asks, error_of, new_ask_id
 from bot.asks.observed_store import AskObserver, ObservedStore
 from bot.clock import Clock, SystemClock
 from bot.interactions.admission import Admission
-from bot.interactions.answering import Interactions
+from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
-from bot.interactions.inbox import Inbox
+from bot.interactions.intake import Intake
 from bot.interactions.plan_reviews import PlanReviews
 from bot.metrics import Metrics
 from bot.review import ReviewPolicies
@@ -91,7 +91,7 @@ class SlackQuestionProvider:
         tasks: Tasks,
         asks: Asks,
         threads: Threads,
-        interactions: Interactions,
+        answering: Answering,
         app: AsyncApp,
         bot_user_id: str,
         deadlines: Deadlines,
@@ -105,7 +105,7 @@ class SlackQuestionProvider:
         self.tasks = tasks
         self.asks = asks
         self._threads = threads
-        self.interactions = interactions
+        self.answering = answering
         self.app = app
         self.bot_user_id = bot_user_id
         self.deadlines = deadlines
@@ -184,18 +184,16 @@ class SlackQuestionProvider:
                 asks, messages, Responders(client, settings.responders), settings.review
             )
             plan_reviews = PlanReviews(asks, admission, messages, settings.review, clock)
-            interactions = Interactions(
+            answering = Answering(
                 asks, admission, plan_reviews, messages, clock, decide_before_ack=not shared
             )
-            inbox = Inbox(store, clock, tasks)
+            intake = Intake(answering, plan_reviews, store, clock, tasks)
             app = build_app(
                 client,
                 signing_secret=settings.signing_secret,
-                interactions=interactions,
-                plan_reviews=plan_reviews,
+                intake=intake,
                 store=store,
                 tasks=tasks,
-                inbox=inbox,
             )
             provider = cls(
                 session=session,
@@ -205,7 +203,7 @@ class SlackQuestionProvider:
                 tasks=tasks,
                 asks=asks,
                 threads=threads,
-                interactions=interactions,
+                answering=answering,
                 app=app,
                 bot_user_id=str(auth["user_id"]),
                 deadlines=deadlines,
@@ -214,7 +212,7 @@ class SlackQuestionProvider:
             )
             store.recovered(await asks.recover())
             # After the asks are back in hand: a click acked before a crash answers one.
-            await inbox.replay()
+            await intake.replay()
             return provider
         except BaseException:
             await session.close()

@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from bot.interactions.inbox import body_of
+from bot.interactions.intake import body_of
 from bot.store import AskEvent, AskRecord, AskState, InboxItem, InboxKind, MemoryStore
 from bot.store.sqlite import SqliteStore
 from slack_emulator import SlackEmulator

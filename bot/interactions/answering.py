@@ -72,10 +72,10 @@ class Answering:
             return False
         if live.layout.plan_review and question.intent:
             if not lookups:
-                return False  # reviews count approvals and decline on policy
+                return False  # a review counts approvals and declines on its policy
             if item.selected == [question.intent.approve]:
                 await self._plan_reviews.approve_admitted(live, user)
-                return False
+                return False  # counted; whether it decided the review is not told here
         # Any decline ends a review at once, whatever approvals came before: fail closed.
         return await self._admission.answer(live, user, [item], lookups=lookups)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, assert_never
 
 from pydantic import ValidationError
 
@@ -281,7 +281,9 @@ def _block_actions(body: dict[str, object]) -> Command | None:
             view_id=view.id if view else None,
             view_hash=view.hash if view else None,
         )
-    return OpenDiff(user, AskRef.of(ref), trigger)
+    if control is Action.DIFF:
+        return OpenDiff(user, AskRef.of(ref), trigger)
+    assert_never(control)  # a new control needs its command here
 
 
 def _control(action_id: str) -> Action | None:

@@ -22,9 +22,9 @@ from bot.asks.lifecycle import Asks
 from bot.asks.observed_store import AskObserver, ObservedStore
 from bot.clock import Clock, SystemClock
 from bot.interactions.admission import Admission
-from bot.interactions.answering import Interactions
+from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
-from bot.interactions.inbox import Inbox
+from bot.interactions.intake import Intake
 from bot.interactions.plan_reviews import PlanReviews
 from bot.metrics import Metrics
 from bot.review import ReviewPolicies
@@ -89,8 +89,8 @@ class Parts:
     asks: Asks
     admission: Admission
     plan_reviews: PlanReviews
-    interactions: Interactions
-    inbox: Inbox
+    answering: Answering
+    intake: Intake
     team: TeamView  # `/agent-questions`, the Home tab and the relay's permalinks
     app: AsyncApp
     metrics: Metrics | None
@@ -155,19 +155,17 @@ def build(
     responders = Responders(client, settings.responders)
     admission = Admission(asks, messages, responders, settings.review)
     plan_reviews = PlanReviews(asks, admission, messages, settings.review, clock)
-    interactions = Interactions(
+    answering = Answering(
         asks, admission, plan_reviews, messages, clock, decide_before_ack=not shared
     )
-    inbox = Inbox(observed, clock, tasks)
+    intake = Intake(answering, plan_reviews, observed, clock, tasks)
     team = TeamView(observed, client)
     app = build_app(
         client,
         signing_secret=settings.signing_secret,
-        interactions=interactions,
-        plan_reviews=plan_reviews,
+        intake=intake,
         team=team,
         tasks=tasks,
-        inbox=inbox,
     )
     return Parts(
         settings=settings,
@@ -186,8 +184,8 @@ def build(
         asks=asks,
         admission=admission,
         plan_reviews=plan_reviews,
-        interactions=interactions,
-        inbox=inbox,
+        answering=answering,
+        intake=intake,
         team=team,
         app=app,
         metrics=metrics,
@@ -201,7 +199,7 @@ async def start_up(parts: Parts) -> str:
         bot_user_id = await _check_token(parts)
         parts.store.recovered(await parts.asks.recover())
         # After the asks are back in hand: a click acked before a crash answers one.
-        await parts.inbox.replay()
+        await parts.intake.replay()
     except BaseException:
         await parts.close()
         raise

@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Literal
+import logging
+from typing import Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def read(model: type[M], body: object) -> M | None:
+    """`body` as `model`, or None (logged) when Slack sent something we do not understand:
+    a payload we cannot read is never raised, since an exception near an ack erases it."""
+    try:
+        return model.model_validate(body)
+    except ValidationError as error:
+        log.warning("ignoring a %s we cannot read: %s", model.__name__, error)
+        return None
 
 
 class SlackModel(BaseModel):

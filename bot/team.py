@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.interactions.listeners.parsing import parse
+from bot.payloads import read
 from bot.render.team_view import command_message, home_view
 from bot.slack.api import SlackCallFailed, slack_call
 from bot.store import AskRecord, AskState, AskStore
@@ -128,7 +128,7 @@ def register_team_view(app: AsyncApp, team: TeamView, tasks: Tasks) -> None:
 
     @app.event("app_home_opened")
     async def on_home_opened(event: dict[str, Any]) -> None:
-        opened = parse(HomeOpened, event)
+        opened = read(HomeOpened, event)
         # The Messages and About tabs send this event too; only Home is ours to draw.
         if opened is not None and opened.tab == "home":
             tasks.spawn(team.publish_home(opened.user), name="team home")

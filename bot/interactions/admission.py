@@ -53,8 +53,22 @@ class Admission:
             self._reviewers[reviewers] = Responders(self._responders.client, reviewers)
         return self._reviewers[reviewers]
 
-    async def admit(self, user: str, ask_id: str, *, part: int | None = None) -> LiveAsk | None:
-        """The open ask if `user` may act on it now; otherwise tell them why not."""
+    async def admit(
+        self, user: str, ask_id: str, *, part: int | None = None, lookups: bool = True
+    ) -> LiveAsk | None:
+        """The open ask if `user` may act on it now; otherwise tell them why not.
+
+        `lookups=False` is the decide phase of a click, before its ack: nothing is awaited
+        and nobody is told anything. The ask must be in hand here, not being decided, its post
+        not being recorded (that would hold the ack until it is), and `user` plainly allowed
+        (anyone may answer, or they are named). None otherwise, and the click takes the
+        ordinary path, which looks up the store and a user group's members and says why not."""
+        if not lookups:
+            live = self._asks.live(ask_id)
+            if live is None or live.deciding or live.posting.locked():
+                return None
+            allowed = self.who_may_answer(live)
+            return live if allowed.anyone or user in allowed.users else None
         live = await self._asks.held(ask_id)
         if live is None:
             await self.too_late(user, ask_id)
@@ -76,53 +90,46 @@ class Admission:
             return None
         return live
 
-    def admitted_now(self, user: str, ask_id: str) -> LiveAsk | None:
-        """The open ask, if it is in hand here and `user` is plainly allowed to answer it:
-        anyone may, or they are named. None when telling needs a lookup (the store, a user
-        group's members) or the answer is not theirs to give; the caller then takes the
-        ordinary path, which looks up and says why not."""
-        live = self._asks.live(ask_id)
-        if live is None or live.deciding:
-            return None
-        allowed = self.who_may_answer(live)
-        return live if allowed.anyone or user in allowed.users else None
-
-    async def answer_now(
-        self, live: LiveAsk, user: str, items: list[AskUserQuestionAnswerItem]
-    ) -> bool:
-        """Settle the ask with `user`'s answer and wake its waiters, showing the decision
-        later: for a click decided before its ack. False if nothing was decided (someone
-        was first, or the answer breaks the contract): the caller takes the ordinary path,
-        which tells them why."""
-        answer = AskUserQuestionAnswer(answers=items)
-        try:
-            check_answer(live.record.request, answer)
-        except AnswerContractError:
-            return False
-        claimed = self._asks.claim(live.record.id)
-        if claimed is None:
-            return False
-        return await self._asks.settle(
-            live.record.id,
-            Verdict.ANSWERED,
-            claimed=claimed,
-            actor=user,
-            answer=answer,
-            show_later=True,
-        )
-
     async def answer(
-        self, live: LiveAsk, user: str, items: list[AskUserQuestionAnswerItem]
-    ) -> None:
-        """Settle the ask with `items` as `user`'s answer, unless someone was first."""
+        self,
+        live: LiveAsk,
+        user: str,
+        items: list[AskUserQuestionAnswerItem],
+        *,
+        lookups: bool = True,
+    ) -> bool:
+        """Settle the ask with `items` as `user`'s answer, unless someone was first; whether
+        this answer decided it.
+
+        `lookups=False` is the decide phase of a click, before its ack: the settlement is
+        saved and the waiters woken, and the decision is shown later, in a tracked task. False
+        then means nothing was decided (someone was first, or the answer breaks the contract)
+        and nobody was told: the click takes the ordinary path, which tells them why."""
+        answer = AskUserQuestionAnswer(answers=items)
+        if not lookups:
+            try:
+                check_answer(live.record.request, answer)
+            except AnswerContractError:
+                return False  # the ordinary path fails the ask, loudly
         claimed = self._asks.claim(live.record.id)
         if claimed is None:
-            await self.too_late(user, live.record.id)
-            return
-        await self.settle_answer(claimed, user, AskUserQuestionAnswer(answers=items))
+            if lookups:
+                await self.too_late(user, live.record.id)
+            return False
+        if not lookups:
+            return await self._asks.settle(
+                live.record.id,
+                Verdict.ANSWERED,
+                claimed=claimed,
+                actor=user,
+                answer=answer,
+                show_later=True,
+            )
+        return await self.settle_answer(claimed, user, answer)
 
-    async def settle_answer(self, live: LiveAsk, user: str, answer: AskUserQuestionAnswer) -> None:
-        """Settle a claimed ask with `answer`, checked against the seam's contract first."""
+    async def settle_answer(self, live: LiveAsk, user: str, answer: AskUserQuestionAnswer) -> bool:
+        """Settle a claimed ask with `answer`, checked against the seam's contract first;
+        whether it was this answer that decided the ask."""
         try:
             check_answer(live.record.request, answer)
         except AnswerContractError as broken:
@@ -136,11 +143,13 @@ class Admission:
                 reason="the answer could not be read",
                 detail=f"invalid answer: {broken}",
             )
-            return
+            return False
         if not await self._asks.settle(
             live.record.id, Verdict.ANSWERED, claimed=live, actor=user, answer=answer
         ):
             await self.too_late(user, live.record.id)  # another replica settled it first
+            return False
+        return True
 
     async def too_late_for_part(self, user: str, live: LiveAsk, part: int) -> None:
         """Tell `user` their part was answered first by someone else, or the ask ended."""

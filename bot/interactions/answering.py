@@ -1,4 +1,4 @@
-"""What people do to an ask in Slack, handled after the ack: answer, open forms, reply, close.
+"""What people do to an ask in Slack: answer, open forms, reply, close.
 
 Each handler admits who acted (`admission.py`), reads the answer with the pure parser in
 `answers.py`, and settles through `Asks`, so the first valid answer wins and everyone else is
@@ -25,7 +25,7 @@ from provider import AskUserQuestionAnswer, AskUserQuestionAnswerItem
 log = logging.getLogger(__name__)
 
 
-class Interactions:
+class Answering:
     """Handlers for clicks, submissions, closed forms and thread replies."""
 
     def __init__(
@@ -49,45 +49,35 @@ class Interactions:
 
     # --- answering -------------------------------------------------------------------------
 
-    async def pick(self, user: str, ref: OptionRef) -> None:
-        """A one-click answer: option `ref.option` of the lone question."""
-        live = await self._admission.admit(user, ref.ask_id)
+    async def pick(self, user: str, ref: OptionRef, *, lookups: bool = True) -> bool:
+        """A one-click answer: option `ref.option` of the lone question. Whether this pick
+        settled the ask (an approval it counts towards a plan review is not reported).
+
+        `lookups=False` is its decide phase, before the ack, when nothing needs looking up:
+        the ask is in hand, `user` is plainly allowed, the option is its own and not part of a
+        plan review. Its settlement, committed before the ack, is then what keeps the click
+        (no inbox row), and the waiting agent is woken at once. False: nothing was decided,
+        nobody was told, and the click is kept and handled with lookups after its ack."""
+        if not lookups and not self._decide_before_ack:
+            return False
+        live = await self._admission.admit(user, ref.ask_id, lookups=lookups)
         if live is None:
-            return
+            return False
         question = live.layout.questions[0].question
         try:
             item = answers.pick(question, ref.option)
         except ValueError:
-            log.warning("ignoring pick of unknown option %s of ask %s", ref.option, ref.ask_id)
-            return
-        if (
-            live.layout.plan_review
-            and question.intent
-            and item.selected == [question.intent.approve]
-        ):
-            await self._plan_reviews.approve_admitted(live, user)
-            return
-        # Any decline ends a review at once, whatever approvals came before: fail closed.
-        await self._admission.answer(live, user, [item])
-
-    async def pick_now(self, user: str, ref: OptionRef) -> bool:
-        """Decide a one-click answer before its ack, when nothing needs looking up: the ask
-        is in hand, `user` is plainly allowed, the option is its own and not a plan's
-        approval. Its settlement, committed before the ack, is then what keeps the click (no
-        inbox row), and the waiting agent is woken at once. False: nothing was decided, and
-        the click takes the kept path (`pick`), which looks up, refuses and explains."""
-        if not self._decide_before_ack:
+            if lookups:
+                log.warning("ignoring pick of unknown option %s of ask %s", ref.option, ref.ask_id)
             return False
-        live = self._admission.admitted_now(user, ref.ask_id)
-        if live is None or live.posting.locked():
-            return False  # a post still being recorded would hold the ack until it is
-        question = live.layout.questions[0].question
-        if not 0 <= ref.option < len(question.labels):
-            return False
-        item = answers.pick(question, ref.option)
         if live.layout.plan_review and question.intent:
-            return False  # reviews count approvals and decline on policy: the kept path
-        return await self._admission.answer_now(live, user, [item])
+            if not lookups:
+                return False  # a review counts approvals and declines on its policy
+            if item.selected == [question.intent.approve]:
+                await self._plan_reviews.approve_admitted(live, user)
+                return False  # counted; whether it decided the review is not told here
+        # Any decline ends a review at once, whatever approvals came before: fail closed.
+        return await self._admission.answer(live, user, [item], lookups=lookups)
 
     async def submit_part(self, user: str, ref: PartRef, values: StateValues) -> None:
         """Submit pressed under a form part in the message."""
@@ -149,7 +139,7 @@ class Interactions:
         if admitted is not None:
             await self._admission.answer(admitted, user, [item])
 
-    async def form_closed(self, user: str, meta: ViewMeta) -> None:
+    async def close_form(self, user: str, meta: ViewMeta) -> None:
         """The person closed the form: the ask ends as closed (`ASK_ABORTED` to the agent)."""
         live = await self._asks.held(meta.ask)
         if live is None or not await self._admission.who_may_answer(live).allows(user):

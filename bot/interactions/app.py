@@ -8,10 +8,8 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.interactions.answering import Interactions
-from bot.interactions.inbox import Inbox
-from bot.interactions.listeners import register_actions, register_events, register_views
-from bot.interactions.plan_reviews import PlanReviews
+from bot.interactions.intake import Intake
+from bot.interactions.listeners import register_listeners
 from bot.tasks import Tasks
 from bot.team import TeamView, register_team_view
 
@@ -20,11 +18,9 @@ def build_app(
     client: AsyncWebClient,
     *,
     signing_secret: str,
-    interactions: Interactions,
-    plan_reviews: PlanReviews,
+    intake: Intake,
     team: TeamView,
     tasks: Tasks,
-    inbox: Inbox,
 ) -> AsyncApp:
     """An AsyncApp that answers each request as soon as its listener acks.
 
@@ -37,9 +33,7 @@ def build_app(
         process_before_response=True,
         logger=bolt_logger(),
     )
-    register_actions(app, interactions, plan_reviews, tasks, inbox)
-    register_views(app, interactions, inbox)
-    register_events(app, interactions, inbox)
+    register_listeners(app, intake)
     register_team_view(app, team, tasks)
     return app
 

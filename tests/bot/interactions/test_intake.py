@@ -1,21 +1,23 @@
-"""An acked click is never lost: kept in the inbox before its ack, replayed after a restart."""
+"""The intake: an acked click is never lost (kept in the inbox before its ack, replayed after a
+restart), and live handling and replay run the same dispatch."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from contextlib import closing
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
-from bot.interactions.inbox import body_of
-from bot.store import AskEvent, AskRecord, AskState, InboxItem, InboxKind, MemoryStore
+from bot.interactions.intake import body_of
+from bot.store import AskEvent, AskRecord, AskState, InboxItem, InboxKind, MemoryStore, Verdict
 from bot.store.sqlite import SqliteStore
-from slack_emulator import SlackEmulator
+from slack_emulator import Message, Person, SlackEmulator
 
 from ..harness import ALICE, BOB, CHANNEL, REVIEWERS, Bot, request, running_bot
 
@@ -295,3 +297,141 @@ def test_a_kept_body_reads_back_as_form_or_json() -> None:
     assert body_of(json.dumps(payload)) == payload
     assert body_of("[1]") is None
     assert body_of("token=x") is None
+
+
+# --- live and replayed: one dispatch ---------------------------------------------------------
+
+BATCH = (DB, NAME)
+Act = Callable[[Person, Bot, Message], Awaitable[Callable[[], Awaitable[object]]]]
+
+
+async def pick(alice: Person, bot: Bot, message: Message) -> Callable[[], Awaitable[object]]:
+    return lambda: alice.click(message, text="SQLite")
+
+
+async def submit_part(alice: Person, bot: Bot, message: Message) -> Callable[[], Awaitable[object]]:
+    await alice.choose(message, block_id="db", value="1")
+    await alice.type(message, block_id="name", text="billing")
+    return lambda: alice.click(message, text="Submit")
+
+
+async def submit_form(alice: Person, bot: Bot, message: Message) -> Callable[[], Awaitable[object]]:
+    await alice.click(message, text="Answer in a form")
+    await bot.idle()
+    [form] = bot.emu.views(ALICE)
+    await alice.choose(form, block_id="db", value="1")
+    await alice.type(form, block_id="name", text="billing")
+    return lambda: alice.submit(bot.emu.views(ALICE)[0])
+
+
+async def submit_other(
+    alice: Person, bot: Bot, message: Message
+) -> Callable[[], Awaitable[object]]:
+    await alice.click(message, text="Other…")
+    await bot.idle()
+    [modal] = bot.emu.views(ALICE)
+    await alice.type(modal, block_id="db", text="CockroachDB")
+    return lambda: alice.submit(bot.emu.views(ALICE)[0])
+
+
+async def close_form(alice: Person, bot: Bot, message: Message) -> Callable[[], Awaitable[object]]:
+    await alice.click(message, text="Answer in a form")
+    await bot.idle()
+    return lambda: alice.close(bot.emu.views(ALICE)[0])
+
+
+async def reply(alice: Person, bot: Bot, message: Message) -> Callable[[], Awaitable[object]]:
+    return lambda: alice.reply(CHANNEL, message.ts, "billing")
+
+
+SQLITE_AND_BILLING = {
+    "answers": [
+        {"id": "db", "selected": ["SQLite"]},
+        {"id": "name", "selected": [], "custom": "billing"},
+    ]
+}
+EVERY_KEPT_KIND = [
+    pytest.param(pick, (DB,), {"answers": [{"id": "db", "selected": ["SQLite"]}]}, id="a pick"),
+    pytest.param(submit_part, BATCH, SQLITE_AND_BILLING, id="a part submitted"),
+    pytest.param(submit_form, BATCH, SQLITE_AND_BILLING, id="a form submitted"),
+    pytest.param(
+        submit_other,
+        (DB,),
+        {"answers": [{"id": "db", "selected": [], "custom": "CockroachDB"}]},
+        id="Other submitted",
+    ),
+    pytest.param(close_form, BATCH, None, id="a form closed"),
+    pytest.param(
+        reply,
+        (NAME,),
+        {"answers": [{"id": "name", "selected": [], "custom": "billing"}]},
+        id="a thread reply",
+    ),
+]
+
+
+@pytest.mark.parametrize("replayed", [False, True], ids=["live", "replayed after a restart"])
+@pytest.mark.parametrize(("act", "questions", "answer"), EVERY_KEPT_KIND)
+async def test_a_kept_interaction_settles_the_ask_the_same_live_and_replayed(
+    emu: SlackEmulator,
+    tmp_path: Path,
+    act: Act,
+    questions: tuple[Mapping[str, object], ...],
+    answer: dict[str, object] | None,
+    replayed: bool,
+) -> None:
+    async with SqliteStore(tmp_path / "asks.db") as store:
+        # Only the reviewers may answer: admitting Alice needs a lookup, so a pick is kept too.
+        async with running_bot(emu, store=store, responders=[REVIEWERS]) as bot:
+            await relay_ask(bot, "a1", *questions)
+            last = await act(emu.person(ALICE), bot, await bot.posted())
+            if replayed:
+                url, emu.request_url = emu.request_url, None  # sent by Slack, never received
+                await last()
+                emu.request_url = url
+                delivery = emu.deliveries[-1]
+            else:
+                await last()
+                await bot.provider.asks.wait("a1")
+            await bot.idle()
+        if replayed:
+            # What a kill -9 right after the ack leaves behind: the row, as it was kept.
+            kind = (
+                InboxKind.MESSAGE if delivery.kind == "event_callback" else InboxKind(delivery.kind)
+            )
+            body = (
+                json.dumps(delivery.payload)
+                if kind is InboxKind.MESSAGE
+                else urlencode({"payload": json.dumps(delivery.payload)})
+            )
+            await store.inbox_add(InboxItem(id="i1", received_at=1.0, kind=kind, body=body))
+            async with running_bot(emu, store=store, responders=[REVIEWERS]) as bot:
+                async with asyncio.timeout(10):
+                    await bot.provider.asks.wait("a1")
+                await bot.idle()
+        record = await store.get("a1")
+        assert await store.inbox_pending() == []
+    assert record is not None
+    assert record.verdict is (Verdict.CLOSED if answer is None else Verdict.ANSWERED)
+    assert (record.answer.to_wire() if record.answer else None) == answer
+    assert record.decided_by == ALICE
+
+
+async def test_a_kept_row_that_names_nothing_to_do_is_forgotten_on_start(
+    emu: SlackEmulator, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with SqliteStore(tmp_path / "asks.db") as store:
+        async with running_bot(emu, store=store) as bot:
+            await relay_ask(bot, "a1", DB)
+        payload = {"type": "block_actions", "user": {"id": ALICE}, "actions": []}
+        body = urlencode({"payload": json.dumps(payload)})
+        await store.inbox_add(
+            InboxItem(id="i1", received_at=1.0, kind=InboxKind.BLOCK_ACTIONS, body=body)
+        )
+        async with running_bot(emu, store=store) as bot:
+            await bot.idle()
+            assert await store.inbox_pending() == []
+        record = await store.get("a1")
+    assert record is not None
+    assert record.state is AskState.PENDING
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []

@@ -12,7 +12,6 @@ from types import TracebackType
 import aiohttp
 from pydantic import BaseModel, ConfigDict, Field
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.asks.deadlines import Deadlines
 from bot.asks.journal import AskMetrics, TransitionLog, WaitingLine
@@ -30,8 +29,9 @@ from bot.slack.api import (
     CALL_TIMEOUT_SECONDS,
     SLACK_API_URL,
     SlackCallFailed,
+    SlackCalls,
+    SlackClient,
     client_session,
-    slack_call,
     web_client,
 )
 from bot.slack.messages import AskMessages
@@ -39,7 +39,6 @@ from bot.slack.pacing import ChannelPosts
 from bot.slack.responders import Responders
 from bot.slack.status_line import ThreadStatuses
 from bot.slack.threads import Threads
-from bot.slack.watch import SlackCalls
 from bot.store import AskRecord, AskState, AskStore, MemoryStore, ThreadRef, Verdict
 from bot.tasks import Tasks
 from provider import (
@@ -85,7 +84,7 @@ class SlackQuestionProvider:
         self,
         *,
         session: aiohttp.ClientSession,
-        client: AsyncWebClient,
+        client: SlackClient,
         store: AskStore,
         owns_store: bool,
         tasks: Tasks,
@@ -141,8 +140,7 @@ class SlackQuestionProvider:
                 settings.bot_token, base_url=settings.api_url, session=session, calls=calls
             )
             try:
-                async with slack_call("auth.test"):
-                    auth = await client.auth_test()
+                auth = await client.auth_test()
             except SlackCallFailed as failed:
                 if failed.in_transit:
                     raise StartupError(

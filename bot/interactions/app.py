@@ -6,19 +6,19 @@ import logging
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.interactions.answering import Interactions
 from bot.interactions.inbox import Inbox
 from bot.interactions.listeners import register_actions, register_events, register_views
 from bot.interactions.plan_reviews import PlanReviews
+from bot.slack.api import SlackClient
 from bot.store import AskStore
 from bot.tasks import Tasks
 from bot.team import register_team_view
 
 
 def build_app(
-    client: AsyncWebClient,
+    client: SlackClient,
     *,
     signing_secret: str,
     interactions: Interactions,

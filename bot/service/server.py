@@ -17,7 +17,7 @@ from bot.config import Config, Mode
 from bot.metrics import Metrics
 from bot.service.readiness import Check, Readiness
 from bot.service.relay import MAX_BODY_BYTES, RelayServer
-from bot.slack.api import SlackCallFailed, slack_call
+from bot.slack.api import SlackCallFailed
 from bot.slack.requests import Refused, bolt_request_of, verified_text
 from bot.slack.socket_mode import SocketModeRunner
 from bot.slack_provider import SlackQuestionProvider, StartupError
@@ -211,10 +211,9 @@ async def check_membership(provider: SlackQuestionProvider, channel: str) -> Non
     cursor = None
     try:
         while True:
-            async with slack_call("conversations.members"):
-                response = await provider.client.conversations_members(
-                    channel=channel, cursor=cursor, limit=1000
-                )
+            response = await provider.client.conversations_members(
+                channel=channel, cursor=cursor, limit=1000
+            )
             if provider.bot_user_id in (response.get("members") or []):
                 return
             cursor = (response.get("response_metadata") or {}).get("next_cursor")

@@ -6,11 +6,14 @@ unreachable API is called unreachable, never a rejected token."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 
 import pytest
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.metrics import Metrics
 from bot.slack.api import (
@@ -268,3 +271,34 @@ async def test_slack_failing_fails_readiness_as_failing_not_as_a_refused_token(
 ) -> None:
     emu.inject("*", ServerError(503), times=None)
     assert await calls.check(client) == "Slack's Web API is failing (auth.test: HTTP 503)"
+
+
+async def test_bolts_own_calls_keep_slack_sdks_errors_so_its_authorization_still_answers(
+    emu: SlackEmulator, client: SlackClient
+) -> None:
+    # Bolt calls through a plain AsyncWebClient it builds per request from ours, so its
+    # middleware's `except SlackApiError` still sees what it expects; our calls alone raise
+    # SlackCallFailed.
+    app = AsyncApp(client=client, request_verification_enabled=False, process_before_response=True)
+    clients: list[type] = []
+
+    @app.event("app_home_opened")
+    async def opened(client: object) -> None:
+        clients.append(type(client))
+
+    body = json.dumps(
+        {
+            "type": "event_callback",
+            "team_id": "T0TEAM0001",
+            "api_app_id": "A0APP00001",
+            "event": {"type": "app_home_opened", "user": "U0ALICE001"},
+        }
+    )
+    headers: dict[str, str | Sequence[str]] = {"content-type": "application/json"}
+    emu.inject("auth.test", ApiError("invalid_auth"))
+    refused = await app.async_dispatch(AsyncBoltRequest(body=body, headers=headers))
+    assert (refused.status, clients) == (200, [])
+    assert "reinstall this app" in refused.body
+    served = await app.async_dispatch(AsyncBoltRequest(body=body, headers=headers))
+    assert served.status == 200
+    assert [issubclass(kind, SlackClient) for kind in clients] == [False]

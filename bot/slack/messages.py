@@ -29,7 +29,7 @@ from bot.store import AskRecord, AskStore, Verdict
 log = logging.getLogger(__name__)
 
 METADATA_EVENT = "slack_questions_ask"
-# How far back (in pages of 200 messages, newest first) a lost message is looked for.
+# How far back (in pages of 200 messages) a lost post or thread root is looked for.
 FIND_PAGES = 10
 # After a post failed in transit, when to look for it (seconds between looks).
 LOOK_AGAIN_AFTER = (1.0, 3.0)
@@ -131,7 +131,7 @@ class AskMessages:
             # Rendered when its turn comes: a queued post holds no blocks, and shows the
             # ask as it is when posted.
             content = await self.open_view(record, layout, part)
-            return await self.client.chat_postMessage(
+            return await self.posts.client.chat_postMessage(
                 channel=channel,
                 thread_ts=record.thread_ts,
                 text=content.text,

@@ -20,6 +20,7 @@ middleware catches. Only the bot's own calls raise `SlackCallFailed`.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any, Final
 
@@ -44,6 +45,8 @@ log = logging.getLogger("bot.slack")
 SLACK_API_URL: Final = "https://slack.com/api/"
 # slack_sdk's own timeout does not apply to a session we pass in.
 CALL_TIMEOUT_SECONDS: Final = 30.0
+# A response's headers: aiohttp's, one string per name; slack_sdk's retry responses', a list.
+Headers = Mapping[str, str | list[str]]
 # The wait a 429 asks for when its `Retry-After` is missing or unreadable.
 DEFAULT_RETRY_AFTER: Final = 1.0
 
@@ -189,7 +192,7 @@ def _refused(method: str, error: SlackApiError) -> SlackCallFailed:
     )
 
 
-def _retry_after(headers: Any) -> float:
+def _retry_after(headers: Headers) -> float:
     """The seconds a 429's `Retry-After` asks for (Slack sends whole seconds; any number is
     read); `DEFAULT_RETRY_AFTER` when it names none."""
     value = _header(headers, "retry-after")
@@ -199,8 +202,7 @@ def _retry_after(headers: Any) -> float:
         return DEFAULT_RETRY_AFTER
 
 
-def _header(headers: Any, name: str) -> str | None:
-    # aiohttp's headers are one string per name; slack_sdk's retry responses, a list.
+def _header(headers: Headers, name: str) -> str | None:
     for key, value in headers.items():
         if key.lower() == name:
             return (value[0] if value else None) if isinstance(value, list) else str(value)

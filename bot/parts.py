@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import aiohttp
 from pydantic import BaseModel, ConfigDict, Field
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.asks.deadlines import Deadlines
 from bot.asks.journal import AskMetrics, TransitionLog, WaitingLine
@@ -32,8 +31,9 @@ from bot.slack.api import (
     CALL_TIMEOUT_SECONDS,
     SLACK_API_URL,
     SlackCallFailed,
+    SlackCalls,
+    SlackClient,
     client_session,
-    slack_call,
     web_client,
 )
 from bot.slack.messages import AskMessages
@@ -41,7 +41,6 @@ from bot.slack.pacing import ChannelPosts
 from bot.slack.responders import Responders
 from bot.slack.status_line import ThreadStatuses
 from bot.slack.threads import Threads
-from bot.slack.watch import SlackCalls
 from bot.store import AskStore, MemoryStore
 from bot.tasks import Tasks
 from bot.team import TeamView
@@ -76,7 +75,7 @@ class Parts:
     settings: SlackSettings
     session: aiohttp.ClientSession
     calls: SlackCalls  # every Web API call watched: failures and retries logged and counted
-    client: AsyncWebClient
+    client: SlackClient
     store: ObservedStore  # the given store (or one in memory), telling the observers
     owns_store: bool  # made here, so closed here; a given store is its opener's to close
     tasks: Tasks
@@ -211,8 +210,7 @@ async def _check_token(parts: Parts) -> str:
     or refuses the token."""
     api_url = parts.settings.api_url
     try:
-        async with slack_call("auth.test"):
-            auth = await parts.client.auth_test()
+        auth = await parts.client.auth_test()
     except SlackCallFailed as failed:
         if failed.in_transit:
             raise StartupError(

@@ -9,13 +9,13 @@ from collections.abc import Callable
 from types import TracebackType
 
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.asks.deadlines import Deadlines
 from bot.asks.lifecycle import Asks, error_of, new_ask_id
 from bot.clock import Clock
 from bot.metrics import Metrics
 from bot.parts import Parts, SlackSettings, StartupError, build, start_up
+from bot.slack.api import SlackClient
 from bot.store import AskRecord, AskState, AskStore, ThreadRef, Verdict
 from bot.tasks import Tasks
 from provider import (
@@ -89,7 +89,7 @@ class SlackQuestionProvider:
         return self.parts.store
 
     @property
-    def client(self) -> AsyncWebClient:
+    def client(self) -> SlackClient:
         """The watched Web API client."""
         return self.parts.client
 

@@ -14,11 +14,10 @@ from typing import Any, Final
 import aiohttp
 from pydantic import BaseModel, ConfigDict
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.payloads import read
 from bot.render.team_view import command_message, home_view
-from bot.slack.api import SlackCallFailed, slack_call
+from bot.slack.api import SlackCallFailed, SlackClient
 from bot.store import AskRecord, AskState, AskStore
 from bot.tasks import Tasks
 
@@ -43,7 +42,7 @@ class HomeOpened(BaseModel):
 class TeamView:
     """Reads the recent asks and their permalinks, and shows them as the team view."""
 
-    def __init__(self, store: AskStore, client: AsyncWebClient) -> None:
+    def __init__(self, store: AskStore, client: SlackClient) -> None:
         self.store = store
         self.client = client
         self._links: dict[tuple[str, str], str] = {}
@@ -70,8 +69,7 @@ class TeamView:
     async def _look_up(self, channel: str, ts: str) -> None:
         async with self._lookups:
             try:
-                async with slack_call("chat.getPermalink"):
-                    response = await self.client.chat_getPermalink(channel=channel, message_ts=ts)
+                response = await self.client.chat_getPermalink(channel=channel, message_ts=ts)
             except SlackCallFailed as failed:
                 log.warning("no permalink for %s/%s: %s", channel, ts, failed.error)
                 return
@@ -106,8 +104,7 @@ class TeamView:
         records, older = await self.records()
         view = home_view(records, await self.links(records), older=older)
         try:
-            async with slack_call("views.publish"):
-                await self.client.views_publish(user_id=user, view=view)
+            await self.client.views_publish(user_id=user, view=view)
         except SlackCallFailed:
             log.exception("could not publish the Home tab of %s", user)
 

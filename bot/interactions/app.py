@@ -6,16 +6,16 @@ import logging
 
 from slack_bolt.async_app import AsyncApp
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.interactions.intake import Intake
 from bot.interactions.listeners import register_listeners
+from bot.slack.api import SlackClient
 from bot.tasks import Tasks
 from bot.team import TeamView, register_team_view
 
 
 def build_app(
-    client: AsyncWebClient,
+    client: SlackClient,
     *,
     signing_secret: str,
     intake: Intake,

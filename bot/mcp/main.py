@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from bot.config import Config, ConfigError, Mode, load_config, parse_args
 from bot.parts import StartupError
 from bot.service.server import Server
-from bot.slack.api import SlackCallFailed, slack_call
+from bot.slack.api import SlackCallFailed
 from provider import RelayProvider
 
 log = logging.getLogger(__name__)
@@ -156,8 +156,7 @@ async def opened_relay(target: Target) -> AsyncIterator[tuple[RelayProvider, str
 async def _channel_name(server: Server) -> str:
     channel = server.config.slack.channel
     try:
-        async with slack_call("conversations.info"):
-            response = await server.parts.client.conversations_info(channel=channel or "")
+        response = await server.parts.client.conversations_info(channel=channel or "")
     except SlackCallFailed:
         return "Slack"
     name = (response.get("channel") or {}).get("name")

@@ -13,14 +13,13 @@ from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.signature import SignatureVerifier
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config, Mode
 from bot.metrics import Metrics
 from bot.parts import Parts, StartupError, build
 from bot.service.readiness import Check, Readiness
 from bot.service.relay import MAX_BODY_BYTES, RelayServer
-from bot.slack.api import SlackCallFailed, slack_call
+from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.requests import Refused, bolt_request_of, verified_text
 from bot.slack.socket_mode import SocketModeRunner
 from bot.slack_provider import SlackQuestionProvider
@@ -222,15 +221,14 @@ async def _listen(config: Config, app: web.Application) -> web.AppRunner:
     return runner
 
 
-async def check_membership(client: AsyncWebClient, bot_user_id: str, channel: str) -> None:
+async def check_membership(client: SlackClient, bot_user_id: str, channel: str) -> None:
     """Fail start-up clearly when the bot cannot post in the questions channel."""
     cursor = None
     try:
         while True:
-            async with slack_call("conversations.members"):
-                response = await client.conversations_members(
-                    channel=channel, cursor=cursor, limit=1000
-                )
+            response = await client.conversations_members(
+                channel=channel, cursor=cursor, limit=1000
+            )
             if bot_user_id in (response.get("members") or []):
                 return
             cursor = (response.get("response_metadata") or {}).get("next_cursor")

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 
 from slack_sdk.models.views import View
-from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot.clock import Clock
@@ -21,7 +21,7 @@ from bot.render import (
 )
 from bot.render.plan_review import ReviewStatus, plan_review_message, settled_plan_review
 from bot.review import ReviewPolicies
-from bot.slack.api import SlackCallFailed, slack_call
+from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.pacing import ChannelPosts, Dropped, Spawn, Turn, Work
 from bot.slack.responders import mentions
 from bot.store import AskRecord, AskStore, Verdict
@@ -29,8 +29,8 @@ from bot.store import AskRecord, AskStore, Verdict
 log = logging.getLogger(__name__)
 
 METADATA_EVENT = "slack_questions_ask"
-# How far back (in pages of 200 messages since the ask was created) a lost post is looked for.
-FIND_POSTED_PAGES = 10
+# How far back (in pages of 200 messages) a lost post or thread root is looked for.
+FIND_PAGES = 10
 # After a post failed in transit, when to look for it (seconds between looks).
 LOOK_AGAIN_AFTER = (1.0, 3.0)
 
@@ -40,7 +40,7 @@ class AskMessages:
 
     def __init__(
         self,
-        client: AsyncWebClient,
+        client: SlackClient,
         store: AskStore,
         policies: ReviewPolicies,
         clock: Clock,
@@ -145,10 +145,9 @@ class AskMessages:
                 unfurl_media=False,
             )
 
-        async with slack_call("chat.postMessage"):
-            response = await self.posts.pacing.send(
-                channel, Turn.POST, send, key=record.id, order=record.created_at
-            )
+        response = await self.posts.pacing.send(
+            channel, Turn.POST, send, key=record.id, order=record.created_at
+        )
         return str(response["ts"])
 
     async def find(self, record: AskRecord, part: int) -> str | None:
@@ -158,40 +157,14 @@ class AskMessages:
         a second copy."""
         if record.channel is None:
             return None
-        oldest = f"{record.created_at - 1:.6f}"
-        cursor: str | None = None
-        for _ in range(FIND_POSTED_PAGES):
-            async with slack_call("conversations.history"):
-                if record.thread_ts is not None:
-                    response = await self.client.conversations_replies(
-                        channel=record.channel,
-                        ts=record.thread_ts,
-                        oldest=oldest,
-                        include_all_metadata=True,
-                        limit=200,
-                        cursor=cursor,
-                    )
-                else:
-                    response = await self.client.conversations_history(
-                        channel=record.channel,
-                        oldest=oldest,
-                        include_all_metadata=True,
-                        limit=200,
-                        cursor=cursor,
-                    )
-            for message in response.get("messages") or []:
-                meta = message.get("metadata") or {}
-                payload = meta.get("event_payload") or {}
-                if (
-                    meta.get("event_type") == METADATA_EVENT
-                    and payload.get("ask_id") == record.id
-                    and payload.get("part") == part
-                ):
-                    return str(message["ts"])
-            cursor = (response.get("response_metadata") or {}).get("next_cursor")
-            if not cursor:
-                return None
-        return None
+        return await find_by_metadata(
+            self.client,
+            record.channel,
+            METADATA_EVENT,
+            {"ask_id": record.id, "part": part},
+            thread_ts=record.thread_ts,
+            oldest=f"{record.created_at - 1:.6f}",
+        )
 
     # --- updating --------------------------------------------------------------------------
 
@@ -207,13 +180,12 @@ class AskMessages:
         if record.channel is None or part >= len(record.message_ts):
             return True
         try:
-            async with slack_call("chat.update"):
-                await self.posts.update(
-                    channel=record.channel,
-                    ts=record.message_ts[part],
-                    text=content.text,
-                    blocks=content.blocks_json(),
-                )
+            await self.posts.update(
+                channel=record.channel,
+                ts=record.message_ts[part],
+                text=content.text,
+                blocks=content.blocks_json(),
+            )
         except SlackCallFailed:
             log.exception("could not update the message of ask %s part %s", record.id, part)
             return False
@@ -238,10 +210,9 @@ class AskMessages:
         if record.channel is None:
             return
         try:
-            async with slack_call("chat.postEphemeral"):
-                await self.client.chat_postEphemeral(
-                    channel=record.channel, user=user, text=text, thread_ts=_thread_of(record)
-                )
+            await self.client.chat_postEphemeral(
+                channel=record.channel, user=user, text=text, thread_ts=_thread_of(record)
+            )
         except SlackCallFailed:
             log.exception("could not tell %s: %s", user, text)
 
@@ -250,14 +221,13 @@ class AskMessages:
         if record.channel is None:
             return False
         try:
-            async with slack_call("chat.postMessage"):
-                await self.posts.post_message(
-                    Turn.POST,
-                    channel=record.channel,
-                    key=record.id,
-                    thread_ts=_thread_of(record),
-                    text=text,
-                )
+            await self.posts.post_message(
+                Turn.POST,
+                channel=record.channel,
+                key=record.id,
+                thread_ts=_thread_of(record),
+                text=text,
+            )
         except Dropped:
             return False  # the ask was settled while the reminder waited its turn
         except SlackCallFailed:
@@ -271,13 +241,11 @@ class AskMessages:
         self, record: AskRecord, user: str, trigger_id: str, view: View, *, push: bool
     ) -> None:
         """Open (or push onto an open modal) `view`; if Slack cannot, `user` is told."""
-        method = "views.push" if push else "views.open"
         try:
-            async with slack_call(method):
-                if push:
-                    await self.client.views_push(trigger_id=trigger_id, view=view.to_dict())
-                else:
-                    await self.client.views_open(trigger_id=trigger_id, view=view.to_dict())
+            if push:
+                await self.client.views_push(trigger_id=trigger_id, view=view.to_dict())
+            else:
+                await self.client.views_open(trigger_id=trigger_id, view=view.to_dict())
         except SlackCallFailed as failed:
             log.warning("ask %s: %s", record.id, failed)
             await self.ephemeral(
@@ -289,10 +257,55 @@ class AskMessages:
     ) -> None:
         """Replace an open modal with `view` (a failure is logged)."""
         try:
-            async with slack_call("views.update"):
-                await self.client.views_update(view_id=view_id, hash=view_hash, view=view.to_dict())
+            await self.client.views_update(view_id=view_id, hash=view_hash, view=view.to_dict())
         except SlackCallFailed as failed:
             log.warning("ask %s: %s", record.id, failed)
+
+
+async def find_by_metadata(
+    client: SlackClient,
+    channel: str,
+    event_type: str,
+    payload: Mapping[str, str | int],
+    *,
+    thread_ts: str | None = None,
+    oldest: str | None = None,
+) -> str | None:
+    """The ts of a message the bot posted but may not have recorded (an ask's part, a
+    session's thread root), found by its metadata: `event_type`, with every field of
+    `payload`. Looked for in `channel` (in `thread_ts`'s thread when given; since `oldest`
+    when given), up to `FIND_PAGES` pages of 200. `SlackCallFailed` when Slack cannot be
+    asked."""
+    cursor: str | None = None
+    for _ in range(FIND_PAGES):
+        if thread_ts is not None:
+            response = await client.conversations_replies(
+                channel=channel,
+                ts=thread_ts,
+                oldest=oldest,
+                include_all_metadata=True,
+                limit=200,
+                cursor=cursor,
+            )
+        else:
+            response = await client.conversations_history(
+                channel=channel,
+                oldest=oldest,
+                include_all_metadata=True,
+                limit=200,
+                cursor=cursor,
+            )
+        for message in response.get("messages") or []:
+            meta = message.get("metadata") or {}
+            found = meta.get("event_payload") or {}
+            if meta.get("event_type") == event_type and all(
+                found.get(name) == value for name, value in payload.items()
+            ):
+                return str(message["ts"])
+        cursor = (response.get("response_metadata") or {}).get("next_cursor")
+        if not cursor:
+            return None
+    return None
 
 
 def _thread_of(record: AskRecord) -> str | None:

@@ -34,12 +34,9 @@ from collections.abc import Awaitable, Callable, Coroutine
 from enum import IntEnum
 from typing import Any, TypeVar
 
-from slack_sdk.errors import SlackApiError
-from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
-from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
-from bot.slack.watch import WatchedWebClient
+from bot.slack.api import RATE_LIMITS_RAISED, SlackCallFailed, SlackClient
 
 T = TypeVar("T")
 # Work queued in a lane, and how a task is started for it (None: it could not be).
@@ -60,20 +57,6 @@ class Turn(IntEnum):
 
 class Dropped(Exception):
     """The call left the queue before its turn: what it was for was settled meanwhile."""
-
-
-def retry_after(error: SlackApiError) -> float | None:
-    """The seconds a 429 asks us to wait (Slack sends whole seconds; any number is read)."""
-    response = error.response
-    if response.status_code != 429:
-        return None
-    value = response.headers.get("Retry-After") or response.headers.get("retry-after")
-    if isinstance(value, list):
-        value = value[0] if value else None
-    try:
-        return max(float(value), MIN_PAUSE) if value is not None else 1.0
-    except ValueError:
-        return 1.0
 
 
 class _Place:
@@ -231,18 +214,21 @@ class ChannelPacing:
             if not on_turn:
                 await self._acquire(lane, _Waiter(turn, *place, key, _future()))  # keeps its place
             on_turn = False
+            # The lane waits out a 429 itself: the client raises it at once (bot/slack/api.py).
+            raising = RATE_LIMITS_RAISED.set(True)
             try:
                 return await call()
-            except SlackApiError as error:
-                wait = retry_after(error)
-                if wait is None:
+            except SlackCallFailed as failed:
+                if failed.retry_after is None:
                     raise
+                wait = max(failed.retry_after, MIN_PAUSE)
                 if turn is not Turn.CLOSE:
                     held = asyncio.get_running_loop().time() + wait
                     lane.posts_held_until = max(lane.posts_held_until, held)
                 else:
                     await asyncio.sleep(wait)  # updates are rare: wait it out holding the lane
             finally:
+                RATE_LIMITS_RAISED.reset(raising)
                 lane.release()
 
     def queue(
@@ -301,41 +287,11 @@ def _future() -> asyncio.Future[bool]:
 
 
 class ChannelPosts:
-    """Posts and updates in channels, each through its channel's lane.
+    """Posts and updates in channels, each through its channel's lane, on the bot's one
+    client (a 429 on a lane's turn comes back to the lane, which honours `Retry-After`)."""
 
-    Its client is the bot's own minus slack_sdk's 429 handler: that handler sleeps a whole
-    second plus jitter while holding the lane, and reads only whole seconds; the lane
-    honours `Retry-After` itself.
-    """
-
-    def __init__(self, client: AsyncWebClient) -> None:
-        handlers = [
-            handler
-            for handler in client.retry_handlers
-            if not isinstance(handler, AsyncRateLimitErrorRetryHandler)
-        ]
-        # The same connection, watch (failures reach logs, metrics and /readyz) and 5xx
-        # retries as the bot's client; only the 429 handler is left to the lane.
-        self.client = (
-            WatchedWebClient(
-                calls=client.calls,
-                token=client.token,
-                base_url=client.base_url,
-                timeout=client.timeout,
-                session=client.session,
-                headers=client.headers,
-                retry_handlers=handlers,
-            )
-            if isinstance(client, WatchedWebClient)
-            else AsyncWebClient(
-                token=client.token,
-                base_url=client.base_url,
-                timeout=client.timeout,
-                session=client.session,
-                headers=client.headers,
-                retry_handlers=handlers,
-            )
-        )
+    def __init__(self, client: SlackClient) -> None:
+        self.client = client
         self.pacing = ChannelPacing()
 
     async def post_message(

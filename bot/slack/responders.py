@@ -6,9 +6,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable
 
-from slack_sdk.web.async_client import AsyncWebClient
-
-from bot.slack.api import SlackCallFailed, slack_call
+from bot.slack.api import SlackCallFailed, SlackClient
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +23,7 @@ class Responders:
 
     def __init__(
         self,
-        client: AsyncWebClient,
+        client: SlackClient,
         ids: Iterable[str] = (),
         *,
         clock: Callable[[], float] = time.monotonic,
@@ -61,8 +59,7 @@ class Responders:
         if cached is not None and cached[0] > self._clock():
             return cached[1]
         try:
-            async with slack_call("usergroups.users.list"):
-                response = await self.client.usergroups_users_list(usergroup=group)
+            response = await self.client.usergroups_users_list(usergroup=group)
         except SlackCallFailed:
             # Fail closed: an unknown membership never grants the right to answer.
             log.exception("could not list members of user group %s", group)

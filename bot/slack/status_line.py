@@ -24,10 +24,8 @@ import logging
 from collections import OrderedDict
 from typing import Final
 
-from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
-
 from bot.clock import Clock
+from bot.slack.api import SlackCallFailed, SlackClient
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +60,7 @@ class ThreadStatuses:
     the writer sends it. `sent()` waits until everything recorded has been sent."""
 
     def __init__(
-        self, client: AsyncWebClient, clock: Clock, *, renew_every: float = RENEW_EVERY_SECONDS
+        self, client: SlackClient, clock: Clock, *, renew_every: float = RENEW_EVERY_SECONDS
     ) -> None:
         self._client = client
         self._clock = clock
@@ -167,11 +165,7 @@ class ThreadStatuses:
         except Exception as error:  # the one writer must outlive any failure
             if key not in self._failing:
                 self._failing.add(key)
-                why = (
-                    error.response.get("error")
-                    if isinstance(error, SlackApiError)
-                    else type(error).__name__
-                )
+                why = error.error if isinstance(error, SlackCallFailed) else type(error).__name__
                 log.warning(
                     "Slack did not show the thread status in %s/%s (assistant.threads."
                     "setStatus: %s); asks there are unaffected",

@@ -15,7 +15,8 @@ from collections import defaultdict
 
 from bot.clock import Clock, SystemClock
 from bot.render import thread_root
-from bot.slack.api import SlackCallFailed, slack_call
+from bot.slack.api import SlackCallFailed
+from bot.slack.messages import find_by_metadata
 from bot.slack.pacing import ChannelPosts, Turn
 from bot.store import AskEvent, AskStore, EventKind, ThreadRef
 
@@ -25,8 +26,6 @@ ROOT_METADATA_EVENT = "slack_questions_session"
 THREAD_LEASE_S = 10.0
 # While another replica opens the thread: how often to look whether it has recorded it.
 THREAD_POLL_S = 0.05
-# How far back (pages of 200 channel messages, newest first) a lost root is looked for.
-FIND_ROOT_PAGES = 10
 
 
 class NoChannel(Exception):
@@ -97,37 +96,23 @@ class Threads:
     async def _post_root(self, session: str, agent_name: str | None) -> ThreadRef:
         channel = self._require_channel()
         root = thread_root(agent_name, session)
-        async with slack_call("chat.postMessage"):
-            response = await self._posts.post_message(
-                Turn.ROOT,
-                channel=channel,
-                text=root.text,
-                blocks=root.blocks_json(),
-                metadata={"event_type": ROOT_METADATA_EVENT, "event_payload": {"session": session}},
-            )
+        response = await self._posts.post_message(
+            Turn.ROOT,
+            channel=channel,
+            text=root.text,
+            blocks=root.blocks_json(),
+            metadata={"event_type": ROOT_METADATA_EVENT, "event_payload": {"session": session}},
+        )
         return ThreadRef(channel=str(response["channel"]), thread_ts=str(response["ts"]))
 
     async def _find_root(self, session: str) -> ThreadRef | None:
         """The session's root if Slack has it though nobody recorded it (its poster died
         in between), found by its metadata among the channel's newest messages."""
         channel = self._require_channel()
-        cursor: str | None = None
-        for _ in range(FIND_ROOT_PAGES):
-            async with slack_call("conversations.history"):
-                response = await self._posts.client.conversations_history(
-                    channel=channel, include_all_metadata=True, limit=200, cursor=cursor
-                )
-            for message in response.get("messages") or []:
-                meta = message.get("metadata") or {}
-                payload = meta.get("event_payload") or {}
-                if meta.get("event_type") == ROOT_METADATA_EVENT and (
-                    payload.get("session") == session
-                ):
-                    return ThreadRef(channel=channel, thread_ts=str(message["ts"]))
-            cursor = (response.get("response_metadata") or {}).get("next_cursor")
-            if not cursor:
-                return None
-        return None
+        ts = await find_by_metadata(
+            self._posts.client, channel, ROOT_METADATA_EVENT, {"session": session}
+        )
+        return ThreadRef(channel=channel, thread_ts=ts) if ts is not None else None
 
     def _require_channel(self) -> str:
         if self._channel is None:

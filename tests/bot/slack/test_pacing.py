@@ -8,9 +8,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any
 
 import pytest
-from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.slack.api import web_client
+from bot.slack.api import SlackClient, web_client
 from bot.slack.pacing import ChannelPosts, Dropped, Turn
 from slack_emulator import PostingRate, SlackEmulator
 
@@ -18,7 +17,7 @@ from ..harness import CHANNEL, TOKEN
 
 
 @pytest.fixture
-async def client(emu: SlackEmulator) -> AsyncIterator[AsyncWebClient]:
+async def client(emu: SlackEmulator) -> AsyncIterator[SlackClient]:
     client = web_client(TOKEN, base_url=emu.api_url)
     yield client
     if client.session is not None:
@@ -26,7 +25,7 @@ async def client(emu: SlackEmulator) -> AsyncIterator[AsyncWebClient]:
 
 
 async def test_posts_beyond_the_rate_wait_for_retry_after_and_none_fails(
-    emu: SlackEmulator, client: AsyncWebClient
+    emu: SlackEmulator, client: SlackClient
 ) -> None:
     emu.limit_posting(PostingRate(per_second=50.0, burst=1))
     posts = ChannelPosts(client)
@@ -40,9 +39,7 @@ async def test_posts_beyond_the_rate_wait_for_retry_after_and_none_fails(
     assert refused, "the rate was reached, so Slack refused some posts first"
 
 
-async def test_one_call_is_in_flight_per_channel(
-    emu: SlackEmulator, client: AsyncWebClient
-) -> None:
+async def test_one_call_is_in_flight_per_channel(emu: SlackEmulator, client: SlackClient) -> None:
     emu.limit_posting(PostingRate(per_second=1000.0, burst=100))
     posts = ChannelPosts(client)
     in_flight = 0
@@ -60,7 +57,7 @@ async def test_one_call_is_in_flight_per_channel(
 
 
 async def test_closing_a_decided_asks_controls_goes_before_waiting_posts(
-    emu: SlackEmulator, client: AsyncWebClient
+    emu: SlackEmulator, client: SlackClient
 ) -> None:
     posts = ChannelPosts(client)
     first = await posts.post_message(Turn.POST, channel=CHANNEL, text="ask")
@@ -77,7 +74,7 @@ async def test_closing_a_decided_asks_controls_goes_before_waiting_posts(
 
 
 async def test_a_thread_root_goes_before_waiting_ask_posts(
-    emu: SlackEmulator, client: AsyncWebClient
+    emu: SlackEmulator, client: SlackClient
 ) -> None:
     emu.limit_posting(PostingRate(per_second=20.0, burst=1))
     posts = ChannelPosts(client)
@@ -92,7 +89,7 @@ async def test_a_thread_root_goes_before_waiting_ask_posts(
 
 
 async def test_a_dropped_post_leaves_the_queue_unposted(
-    emu: SlackEmulator, client: AsyncWebClient
+    emu: SlackEmulator, client: SlackClient
 ) -> None:
     emu.limit_posting(PostingRate(per_second=20.0, burst=1))
     posts = ChannelPosts(client)
@@ -149,7 +146,7 @@ class _Spawner:
 
 
 async def test_a_thousand_queued_works_hold_no_task_and_run_in_their_order(
-    emu: SlackEmulator, client: AsyncWebClient
+    emu: SlackEmulator, client: SlackClient
 ) -> None:
     posts = ChannelPosts(client)
     spawn = _Spawner()
@@ -173,7 +170,7 @@ async def test_a_thousand_queued_works_hold_no_task_and_run_in_their_order(
 
 
 async def test_queued_work_makes_its_call_on_its_turn_ahead_of_later_posts(
-    emu: SlackEmulator, client: AsyncWebClient
+    emu: SlackEmulator, client: SlackClient
 ) -> None:
     posts = ChannelPosts(client)
     spawn = _Spawner()
@@ -190,9 +187,7 @@ async def test_queued_work_makes_its_call_on_its_turn_ahead_of_later_posts(
     assert [m.text for m in emu.channel_messages(CHANNEL)] == ["queued", "later"]
 
 
-async def test_a_dropped_queued_work_never_starts(
-    emu: SlackEmulator, client: AsyncWebClient
-) -> None:
+async def test_a_dropped_queued_work_never_starts(emu: SlackEmulator, client: SlackClient) -> None:
     posts = ChannelPosts(client)
     spawn = _Spawner()
     held = await _Held.lane(posts)
@@ -216,7 +211,7 @@ async def test_a_dropped_queued_work_never_starts(
 
 
 async def test_queued_work_that_makes_no_call_passes_its_turn_on(
-    emu: SlackEmulator, client: AsyncWebClient
+    emu: SlackEmulator, client: SlackClient
 ) -> None:
     posts = ChannelPosts(client)
     spawn = _Spawner()
@@ -231,7 +226,7 @@ async def test_queued_work_that_makes_no_call_passes_its_turn_on(
 
 
 async def test_queued_work_is_not_started_once_tasks_are_refused(
-    emu: SlackEmulator, client: AsyncWebClient
+    emu: SlackEmulator, client: SlackClient
 ) -> None:
     posts = ChannelPosts(client)
 

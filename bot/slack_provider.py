@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import secrets
 from collections.abc import Callable, Sequence
 from types import TracebackType
 
@@ -41,6 +40,7 @@ from bot.slack.status_line import ThreadStatuses
 from bot.slack.threads import Threads
 from bot.slack.watch import SlackCalls
 from bot.store import AskRecord, AskState, AskStore, MemoryStore, ThreadRef, Verdict
+from bot.store.leases import Leases, new_owner
 from bot.tasks import Tasks
 from provider import (
     AskUserQuestionAnswer,
@@ -164,10 +164,9 @@ class SlackQuestionProvider:
             if metrics is not None:
                 observers.append(AskMetrics(metrics))
             store = ObservedStore(store or MemoryStore(), observers)
-            # This process in the store's leases: the replica, then this incarnation of it.
-            owner = f"{replica or 'replica-' + secrets.token_hex(6)}#{secrets.token_hex(4)}"
+            leases = Leases(store, new_owner(replica), clock=clock, shared=shared)
             posts = ChannelPosts(client)
-            threads = Threads(store, settings.channel, posts=posts, clock=clock, owner=owner)
+            threads = Threads(store, settings.channel, posts=posts, clock=clock, leases=leases)
             messages = AskMessages(client, store, settings.review, clock, posts=posts)
             deadlines = Deadlines(settings.review, clock, messages)
             asks = Asks(
@@ -177,7 +176,7 @@ class SlackQuestionProvider:
                 clock=clock,
                 tasks=tasks,
                 listener=deadlines,
-                owner=owner,
+                leases=leases,
                 shared=shared,
             )
             admission = Admission(

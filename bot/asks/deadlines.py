@@ -16,6 +16,7 @@ from bot.review import ReviewPolicies, ReviewPolicy
 from bot.slack.messages import AskMessages
 from bot.slack.responders import mentions
 from bot.store import EventKind, Verdict
+from bot.store.leases import LeaseKind
 
 log = logging.getLogger(__name__)
 
@@ -86,10 +87,16 @@ class Deadlines:
         live = asks.live(ask_id)
         if live is None:
             return
-        # Every replica holding the ask runs this timer: the lease lets one remind, and the
-        # stored record tells a later one it was done.
-        if await asks.lease(f"remind:{ask_id}", REMIND_LEASE_S) is None:
-            return
+        # Every replica holding the ask runs this timer: the lease lets one remind at a time,
+        # and the stored record (`reminded_at`) tells a later one it was done.
+        async with asks.leases.hold(LeaseKind.REMIND, ask_id, REMIND_LEASE_S) as lease:
+            if lease is not None:
+                await self._remind_once(asks, live, policy, after)
+
+    async def _remind_once(
+        self, asks: Asks, live: LiveAsk, policy: ReviewPolicy, after: float
+    ) -> None:
+        ask_id = live.record.id
         stored = await asks.stored(ask_id)
         if stored is None or stored.settled or stored.reminded_at is not None:
             return
@@ -98,12 +105,12 @@ class Deadlines:
         if not await self._messages.remind(live.record, text):
             return
         # Read again after the post: the ask may have moved on (an approval, a decision).
-        live = asks.live(ask_id)
-        if live is None:
+        now_live = asks.live(ask_id)
+        if now_live is None:
             return
         now = self._clock.now()
         await asks.save_progress(
-            live,
+            now_live,
             EventKind.REMINDED,
             lambda record: record.model_copy(update={"reminded_at": now}),
             detail=text,

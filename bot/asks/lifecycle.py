@@ -30,10 +30,10 @@ from bot.store import (
     AskState,
     AskStore,
     EventKind,
-    Lease,
     ThreadRef,
     compact_questions,
 )
+from bot.store.leases import LeaseKind, Leases
 from bot.tasks import Tasks
 from provider import (
     AskUserQuestionAnswer,
@@ -134,8 +134,8 @@ class Asks:
         clock: Clock | None = None,
         tasks: Tasks | None = None,
         listener: PostedListener | None = None,
+        leases: Leases,
         waiters: Waiters | None = None,
-        owner: str | None = None,
         shared: bool = False,
     ) -> None:
         self._store = store
@@ -147,8 +147,7 @@ class Asks:
         self._listener = listener
         self._live: dict[str, LiveAsk] = {}
         self.waiters = waiters or Waiters(store.get)
-        # Who holds this process's leases (`AskStore.lease`): unique per process.
-        self.owner = owner or f"replica-{secrets.token_hex(6)}"
+        self.leases = leases
         # Other processes write the same store: a live copy may be stale, so settling reads
         # the row first (progress saves are compare-and-set on every store anyway).
         self._shared = shared
@@ -384,19 +383,15 @@ class Asks:
 
         Under the ask's posting lease, so two replicas never post one ask: the one without
         it leaves the work to the holder (or, if the holder dies, to whoever sweeps next)."""
-        name = f"post:{live.record.id}"
-        lease = await self.lease(name, POST_LEASE_S)
-        if lease is None:
-            return
-        try:
+        async with self.leases.hold(LeaseKind.POST, live.record.id, POST_LEASE_S) as lease:
+            if lease is None:
+                return
             async with live.posting:
                 if lease.lapsed is not None:
                     live.recovering = True  # its holder died: a part may be in Slack already
                 if self._shared and not await self._catch_up(live):
                     return  # it ended elsewhere while it waited
                 failure = await self._post_parts(live)
-        finally:
-            await self._store.release(name, self.owner)
         await self._posting_ended(live, failure)
 
     async def _catch_up(self, live: LiveAsk) -> bool:
@@ -565,11 +560,6 @@ class Asks:
             if record.version > held.record.version:
                 held.record = record
             self._resume(held)
-
-    async def lease(self, name: str, seconds: float) -> Lease | None:
-        """This process's lease on `name` for `seconds` (see `AskStore.lease`)."""
-        now = self._clock.now()
-        return await self._store.lease(name, self.owner, now=now, until=now + seconds)
 
     # --- waiting ---------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ from bot.slack.messages import METADATA_EVENT, AskMessages
 from bot.slack.pacing import ChannelPosts, Turn
 from bot.slack.threads import Threads
 from bot.store import AskRecord, EventKind
+from bot.store.leases import Leases
 from bot.store.sqlite import SqliteStore
 from bot.tasks import Tasks
 from provider import AskUserQuestionItem, AskUserQuestionRequest
@@ -46,13 +47,14 @@ async def replica(emu: SlackEmulator, db: Path, name: str) -> AsyncIterator[Repl
         posts = ChannelPosts(client)
         clock = SystemClock()
         tasks = Tasks()
+        leases = Leases(store, name, clock=clock, shared=True)
         asks = Asks(
             store=store,
-            threads=Threads(store, CHANNEL, posts=posts, clock=clock, owner=name),
+            threads=Threads(store, CHANNEL, posts=posts, clock=clock, leases=leases),
             messages=AskMessages(client, store, ReviewPolicies(), clock, posts=posts),
             clock=clock,
             tasks=tasks,
-            owner=name,
+            leases=leases,
             shared=True,
         )
         try:

@@ -14,9 +14,9 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.asks.deadlines import Deadlines
-from bot.asks.journal import AskMetrics, TransitionLog, WaitingLine
 from bot.asks.lifecycle import Asks, error_of, new_ask_id
-from bot.asks.observed_store import AskObserver, ObservedStore
+from bot.asks.observers import AskMetrics, AskObserver, Observers, TransitionLog, WaitingLine
+from bot.asks.posting import Posting
 from bot.clock import Clock, SystemClock
 from bot.interactions.admission import Admission
 from bot.interactions.answering import Interactions
@@ -90,6 +90,7 @@ class SlackQuestionProvider:
         owns_store: bool,
         tasks: Tasks,
         asks: Asks,
+        posting: Posting,
         threads: Threads,
         interactions: Interactions,
         app: AsyncApp,
@@ -104,6 +105,7 @@ class SlackQuestionProvider:
         self._owns_store = owns_store
         self.tasks = tasks
         self.asks = asks
+        self.posting = posting
         self._threads = threads
         self.interactions = interactions
         self.app = app
@@ -163,22 +165,31 @@ class SlackQuestionProvider:
             observers: list[AskObserver] = [TransitionLog(clock), WaitingLine(statuses)]
             if metrics is not None:
                 observers.append(AskMetrics(metrics))
-            store = ObservedStore(store or MemoryStore(), observers)
+            store = store or MemoryStore()
             leases = Leases(store, new_owner(replica), clock=clock, shared=shared)
             posts = ChannelPosts(client)
             threads = Threads(store, settings.channel, posts=posts, clock=clock, leases=leases)
             messages = AskMessages(client, store, settings.review, clock, posts=posts)
-            deadlines = Deadlines(settings.review, clock, messages)
             asks = Asks(
+                store=store,
+                messages=messages,
+                observers=Observers(observers),
+                clock=clock,
+                tasks=tasks,
+                shared=shared,
+            )
+            posting = Posting(
+                asks,
                 store=store,
                 threads=threads,
                 messages=messages,
+                leases=leases,
                 clock=clock,
                 tasks=tasks,
-                listener=deadlines,
-                leases=leases,
                 shared=shared,
             )
+            deadlines = Deadlines(asks, leases, settings.review, clock, messages)
+            asks.observers.add(deadlines)
             admission = Admission(
                 asks, messages, Responders(client, settings.responders), settings.review
             )
@@ -203,6 +214,7 @@ class SlackQuestionProvider:
                 owns_store=owns_store,
                 tasks=tasks,
                 asks=asks,
+                posting=posting,
                 threads=threads,
                 interactions=interactions,
                 app=app,
@@ -211,7 +223,7 @@ class SlackQuestionProvider:
                 calls=calls,
                 statuses=statuses,
             )
-            store.recovered(await asks.recover())
+            await posting.recover()
             # After the asks are back in hand: a click acked before a crash answers one.
             await inbox.replay()
             return provider
@@ -252,17 +264,9 @@ class SlackQuestionProvider:
         """Post the questions and wait for the answer; abort and cancellation withdraw them."""
         if self._closed:
             raise aborted(RuntimeError("the Slack provider is closed"))
-        agent = request.agent
         ask_id = new_ask_id()
         # Shielded: a cancellation mid-post must not leave a message nobody tracks.
-        opening = asyncio.ensure_future(
-            self.asks.open(
-                request,
-                ask_id=ask_id,
-                agent_id=agent.id if agent else None,
-                agent_name=agent.name if agent else None,
-            )
-        )
+        opening = asyncio.ensure_future(self._open(request, ask_id))
         self._mine[ask_id] = opening
         remove_callback: Callable[[], None] = lambda: None  # noqa: E731
         try:
@@ -293,6 +297,17 @@ class SlackQuestionProvider:
         if settled.state is AskState.ANSWERED and settled.answer is not None:
             return settled.answer
         raise error_of(settled)
+
+    async def _open(self, request: AskUserQuestionRequest, ask_id: str) -> AskRecord:
+        """Store the ask, then post it; `ASK_FAILED` if Slack cannot show it or refuses it."""
+        agent = request.agent
+        record, _ = await self.asks.create(
+            request,
+            ask_id=ask_id,
+            agent_id=agent.id if agent else None,
+            agent_name=agent.name if agent else None,
+        )
+        return await self.posting.post(record.id)
 
     async def _withdraw_when_shown(self, opening: asyncio.Future[AskRecord], reason: str) -> None:
         try:

@@ -7,7 +7,8 @@ import asyncio
 import contextlib
 import logging
 
-from bot.asks.lifecycle import Asks, LiveAsk
+from bot.asks.lifecycle import Asks
+from bot.asks.live import LiveAsk
 from bot.render.notes import settled_note
 from bot.review import ReviewPolicies
 from bot.slack.messages import AskMessages
@@ -82,7 +83,7 @@ class Admission:
         group's members) or the answer is not theirs to give; the caller then takes the
         ordinary path, which looks up and says why not."""
         live = self._asks.live(ask_id)
-        if live is None or live.deciding:
+        if live is None or live.claimed:
             return None
         allowed = self.who_may_answer(live)
         return live if allowed.anyone or user in allowed.users else None

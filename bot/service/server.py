@@ -93,6 +93,7 @@ class Server:
                 await check_membership(provider, config.slack.channel)
             relay = RelayServer(
                 provider.asks,
+                provider.posting,
                 provider.tasks,
                 config.relay_token,
                 metrics=metrics,
@@ -153,7 +154,7 @@ class Server:
         while True:
             await asyncio.sleep(SWEEP_EVERY_S)
             try:
-                await self.provider.asks.sweep()
+                await self.provider.posting.sweep()
             except Exception:
                 log.exception("sweeping the shared store failed; trying again")
 

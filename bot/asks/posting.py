@@ -15,7 +15,7 @@ import logging
 from collections.abc import Awaitable
 from dataclasses import dataclass
 
-from bot.asks.lifecycle import RETRY_AFTER, Asks
+from bot.asks.lifecycle import ADVANCE_TRIES, RETRY_AFTER, Asks
 from bot.asks.live import LiveAsk
 from bot.asks.observers import Observers
 from bot.clock import Clock
@@ -35,8 +35,6 @@ log = logging.getLogger("bot.asks.lifecycle")
 RESHOW_RECENT = 200
 # How long a replica may take to post an ask before another may take the work over.
 POST_LEASE_S = 30.0
-# How often a part's record is re-read and appended again when another write came first.
-ADVANCE_TRIES = 5
 
 
 class _QueuedPost:

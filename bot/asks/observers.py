@@ -44,34 +44,50 @@ class AskObserver:
 
 class Observers:
     """The observers of this process's asks, told in order; one that fails is logged and
-    the others are still told (an observer's bug never fails an ask that is stored)."""
+    the others are still told (an observer's bug never fails an ask that is stored).
+
+    Each transition goes only to the observers that hear it (override its method): a
+    click's settlement calls no empty method."""
 
     def __init__(self, observers: Sequence[AskObserver] = ()) -> None:
-        self._observers = list(observers)
+        self._created: list[Callable[[AskRecord], None]] = []
+        self._saved: list[Callable[[AskRecord, AskEvent], None]] = []
+        self._posted: list[Callable[[LiveAsk], None]] = []
+        self._recovered: list[Callable[[Sequence[AskRecord]], None]] = []
+        for observer in observers:
+            self.add(observer)
 
     def add(self, observer: AskObserver) -> None:
         """Tell `observer` too, from now on (one built after the asks it watches)."""
-        self._observers.append(observer)
+        kind = type(observer)
+        if kind.created is not AskObserver.created:
+            self._created.append(observer.created)
+        if kind.saved is not AskObserver.saved:
+            self._saved.append(observer.saved)
+        if kind.posted is not AskObserver.posted:
+            self._posted.append(observer.posted)
+        if kind.recovered is not AskObserver.recovered:
+            self._recovered.append(observer.recovered)
 
     def created(self, record: AskRecord) -> None:
         """See `AskObserver.created`."""
-        for observer in self._observers:
-            _tell(observer.created, record)
+        for hear in self._created:
+            _tell(hear, record)
 
     def saved(self, record: AskRecord, event: AskEvent) -> None:
         """See `AskObserver.saved`."""
-        for observer in self._observers:
-            _tell(observer.saved, record, event)
+        for hear in self._saved:
+            _tell(hear, record, event)
 
     def posted(self, live: LiveAsk) -> None:
         """See `AskObserver.posted`."""
-        for observer in self._observers:
-            _tell(observer.posted, live)
+        for hear in self._posted:
+            _tell(hear, live)
 
     def recovered(self, records: Sequence[AskRecord]) -> None:
         """See `AskObserver.recovered`."""
-        for observer in self._observers:
-            _tell(observer.recovered, records)
+        for hear in self._recovered:
+            _tell(hear, records)
 
 
 def _tell(method: Callable[..., None], *args: object) -> None:

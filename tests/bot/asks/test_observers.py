@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from bot.asks.live import LiveAsk
-from bot.asks.observers import AskObserver
+from bot.asks.observers import AskObserver, Observers
 from bot.review import ReviewPolicies, ReviewPolicy
 from bot.store import AskEvent, AskRecord, AskState, EventKind, MemoryStore, Verdict
 from slack_emulator import ManualClock, SlackEmulator
@@ -118,3 +118,21 @@ async def test_a_settlement_another_replica_wrote_first_is_told_to_nobody(
         assert not await asks.settle(record.id, Verdict.WITHDRAWN, reason="the agent aborted")
         await bot.idle()
     assert log == [f"refused withdrawn {record.id}"]
+
+
+class Failing(AskObserver):
+    """An observer with a bug."""
+
+    def created(self, record: AskRecord) -> None:
+        raise RuntimeError("observer bug")
+
+
+def test_an_observer_that_fails_is_logged_and_the_next_one_is_still_told(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    log: list[str] = []
+    observers = Observers([Failing(), Recorder(log)])
+    record = AskRecord(id="a1", questions=request(DB).questions, created_at=1.0)
+    observers.created(record)
+    assert log == ["told created a1"]
+    assert [r.getMessage() for r in caplog.records] == ["an ask observer failed"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from bot.asks.lifecycle import ADVANCE_TRIES, RETRY_AFTER, Asks
@@ -23,7 +22,7 @@ from bot.outcomes import Verdict
 from bot.render import lay_out
 from bot.slack.api import SlackCallFailed
 from bot.slack.messages import AskMessages
-from bot.slack.pacing import Dropped
+from bot.slack.pacing import Dropped, QueuedTurn
 from bot.slack.threads import NoChannel, Threads
 from bot.store import AskRecord, AskStore, EventKind
 from bot.store.leases import LeaseKind, Leases
@@ -35,19 +34,6 @@ log = logging.getLogger("bot.asks.lifecycle")
 RESHOW_RECENT = 200
 # How long a replica may take to post an ask before another may take the work over.
 POST_LEASE_S = 30.0
-
-
-class _QueuedPost:
-    """The work of an ask queued in its channel (one per queued ask: two slots)."""
-
-    __slots__ = ("live", "posting")
-
-    def __init__(self, posting: Posting, live: LiveAsk) -> None:
-        self.posting = posting
-        self.live = live
-
-    def __call__(self) -> Awaitable[None]:
-        return self.posting._post_queued(self.live)
 
 
 @dataclass(frozen=True)
@@ -84,7 +70,9 @@ class Posting:
         self._leases = leases
         self._clock = clock
         self._tasks = tasks
-        self._spawn = tasks.spawn  # one bound method for every queued post
+        # One bound method each for every queued post: an ask in its lane is one entry there.
+        self._spawn = tasks.spawn
+        self._on_turn = self._post_on_turn
         # Other processes post from the same store: read an ask again before posting it.
         self._shared = shared
 
@@ -126,16 +114,20 @@ class Posting:
         self._queue(live)
 
     def _queue(self, live: LiveAsk) -> None:
-        self._messages.queue_post(live.record, _QueuedPost(self, live), self._spawn)
+        self._messages.queue_post(live.record, self._on_turn, self._spawn)
 
-    async def _post_queued(self, live: LiveAsk) -> None:
-        # Its turn in the channel has come: the first part goes on it. Nobody awaits this
-        # work: a failure settles the ask as failed, and that is logged with its ending.
+    async def _post_on_turn(self, turn: QueuedTurn) -> None:
+        # Its turn in the channel has come (the lane keys it by ask id): the first part goes
+        # on it. Nobody awaits this work: a failure settles the ask as failed, and that is
+        # logged with its ending.
+        live = self._held.live(turn.key) if turn.key is not None else None
+        if live is None:
+            return
         live.in_lane = False
-        if not self._held.holds(live) or live.claimed:
+        if live.claimed:
             return
         with contextlib.suppress(UserQuestionError):
-            await self._post(live)
+            await self._post(live, turn)
 
     async def _place(self, live: LiveAsk) -> None:
         """Give the ask the channel and thread of its session (opening the thread), once,
@@ -181,8 +173,9 @@ class Posting:
         elif not live.claimed:
             self._observers.posted(live)
 
-    async def _post(self, live: LiveAsk) -> None:
+    async def _post(self, live: LiveAsk, turn: QueuedTurn | None = None) -> None:
         """Post every part not yet posted; on failure the ask fails with Slack's error.
+        `turn`: its lane's turn, when it was queued (its first post goes on it).
 
         Under the ask's posting lease, so two replicas never post one ask: the one without
         it leaves the work to the holder (or, if the holder dies, to whoever sweeps next)."""
@@ -194,7 +187,7 @@ class Posting:
                     live.recovering = True  # its holder died: a part may be in Slack already
                 if self._shared and not await self._catch_up(live):
                     return  # it ended elsewhere while it waited
-                failure = await self._post_parts(live)
+                failure = await self._post_parts(live, turn)
         await self._posting_ended(live, failure)
 
     async def _catch_up(self, live: LiveAsk) -> bool:
@@ -220,7 +213,7 @@ class Posting:
         await self._asks.settle(live.record.id, Verdict.FAILED, reason=str(failure))
         raise UserQuestionError(ErrorCode.ASK_FAILED, str(failure), cause=failure) from failure
 
-    async def _post_parts(self, live: LiveAsk) -> _Failure | None:
+    async def _post_parts(self, live: LiveAsk, turn: QueuedTurn | None) -> _Failure | None:
         try:
             record = live.record  # placed (`_place`) before it was posted or queued
             for part in range(len(record.message_ts), len(live.layout.parts)):
@@ -234,7 +227,8 @@ class Posting:
                     # We cannot tell whether it was posted: posting now could show it twice.
                     return _Deferred(unknown)
                 if ts is None:
-                    ts = await self._messages.post(live.record, live.layout, part)
+                    # (The turn serves the first post only: the lane takes it back then.)
+                    ts = await self._messages.post(live.record, live.layout, part, on=turn)
                 if not await self._record_post(live, part, ts):
                     return None  # settled meanwhile (withdrawn, answered elsewhere)
                 record = live.record

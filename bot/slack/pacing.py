@@ -19,8 +19,9 @@ An ask settled while its post waits (a withdrawal) leaves the queue without bein
 
 A call waits either in its own task (`send`) or as queued work with no task (`queue`): an
 entry in the lane's heap, given a task only when its turn comes; the work is handed its
-turn (`QueuedTurn`), and the call it makes with it (`send(..., on=turn)`) goes at once. The relay queues its asks so: 10,000 asks waiting in a channel are
-10,000 small entries, not 10,000 suspended coroutines.
+turn (`QueuedTurn`), and the call it makes with it (`send(..., on=turn)`) goes at once. The
+relay queues its asks so: 10,000 asks waiting in a channel are 10,000 small entries, not
+10,000 suspended coroutines.
 """
 
 from __future__ import annotations
@@ -115,7 +116,8 @@ class _Waiter(_Place):
 class QueuedTurn(_Place):
     """Work waiting with no task of its own: a task is started for it when its turn comes,
     and the work is handed this, to make its first call on that turn (`send(..., on=)`).
-    Thousands of asks queued in one channel are thousands of these, not of tasks."""
+    Until then the lane is its: a call of its work in that channel without it would wait
+    for itself. Thousands of asks queued in one channel are thousands of these, not tasks."""
 
     __slots__ = ("dropped", "spawn", "work")
 

@@ -49,7 +49,8 @@ async def replica(emu: SlackEmulator, url: str, name: str) -> Server:
 async def one_round(emu: SlackEmulator, a: Server, clicked_on: Server) -> float:
     """Open an ask on A, wait on A, click on `clicked_on`: click → A's waiter returns."""
     asks = a.provider.asks
-    record = await asks.open(REQUEST)
+    created, _ = await asks.create(REQUEST)
+    record = await a.provider.posting.post(created.id)
     message = emu.message(CHANNEL, record.message_ts[0])
     woken_at = 0.0
 

@@ -7,7 +7,6 @@ the token and taking back pending asks is `start_up`, undoing it all is `Parts.c
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -16,9 +15,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from slack_bolt.async_app import AsyncApp
 
 from bot.asks.deadlines import Deadlines
-from bot.asks.journal import AskMetrics, TransitionLog, WaitingLine
 from bot.asks.lifecycle import Asks
-from bot.asks.observed_store import AskObserver, ObservedStore
+from bot.asks.observers import AskMetrics, AskObserver, Observers, TransitionLog, WaitingLine
+from bot.asks.posting import Posting
 from bot.clock import Clock, SystemClock
 from bot.interactions.admission import Admission
 from bot.interactions.answering import Answering
@@ -42,6 +41,7 @@ from bot.slack.responders import Responders
 from bot.slack.status_line import ThreadStatuses
 from bot.slack.threads import Threads
 from bot.store import AskStore, MemoryStore
+from bot.store.leases import Leases, new_owner
 from bot.tasks import Tasks
 from bot.team import TeamView
 
@@ -76,7 +76,7 @@ class Parts:
     session: aiohttp.ClientSession
     calls: SlackCalls  # every Web API call watched: failures and retries logged and counted
     client: SlackClient
-    store: ObservedStore  # the given store (or one in memory), telling the observers
+    store: AskStore  # the given store, or one in memory
     owns_store: bool  # made here, so closed here; a given store is its opener's to close
     tasks: Tasks
     clock: Clock
@@ -84,8 +84,10 @@ class Parts:
     posts: ChannelPosts
     threads: Threads
     messages: AskMessages
+    leases: Leases
     deadlines: Deadlines
     asks: Asks
+    posting: Posting
     admission: Admission
     plan_reviews: PlanReviews
     answering: Answering
@@ -134,31 +136,39 @@ def build(
     observers: list[AskObserver] = [TransitionLog(clock), WaitingLine(statuses)]
     if metrics is not None:
         observers.append(AskMetrics(metrics))
-    observed = ObservedStore(store or MemoryStore(), observers)
-    # This process in the store's leases: the replica, then this incarnation of it.
-    owner = f"{replica or 'replica-' + secrets.token_hex(6)}#{secrets.token_hex(4)}"
+    kept = store or MemoryStore()
+    leases = Leases(kept, new_owner(replica), clock=clock, shared=shared)
     posts = ChannelPosts(client)
-    threads = Threads(observed, settings.channel, posts=posts, clock=clock, owner=owner)
-    messages = AskMessages(client, observed, settings.review, clock, posts=posts)
-    deadlines = Deadlines(settings.review, clock, messages)
+    threads = Threads(kept, settings.channel, posts=posts, clock=clock, leases=leases)
+    messages = AskMessages(client, kept, settings.review, clock, posts=posts)
     asks = Asks(
-        store=observed,
-        threads=threads,
+        store=kept,
         messages=messages,
+        observers=Observers(observers),
         clock=clock,
         tasks=tasks,
-        listener=deadlines,
-        owner=owner,
         shared=shared,
     )
+    posting = Posting(
+        asks,
+        store=kept,
+        threads=threads,
+        messages=messages,
+        leases=leases,
+        clock=clock,
+        tasks=tasks,
+        shared=shared,
+    )
+    deadlines = Deadlines(asks, leases, settings.review, clock, messages)
+    asks.observers.add(deadlines)
     responders = Responders(client, settings.responders)
     admission = Admission(asks, messages, responders, settings.review)
     plan_reviews = PlanReviews(asks, admission, messages, settings.review, clock)
     answering = Answering(
         asks, admission, plan_reviews, messages, clock, decide_before_ack=not shared
     )
-    intake = Intake(answering, plan_reviews, observed, clock, tasks)
-    team = TeamView(observed, client)
+    intake = Intake(answering, plan_reviews, kept, clock, tasks)
+    team = TeamView(kept, client)
     app = build_app(
         client,
         signing_secret=settings.signing_secret,
@@ -171,7 +181,7 @@ def build(
         session=session,
         calls=calls,
         client=client,
-        store=observed,
+        store=kept,
         owns_store=store is None,
         tasks=tasks,
         clock=clock,
@@ -179,8 +189,10 @@ def build(
         posts=posts,
         threads=threads,
         messages=messages,
+        leases=leases,
         deadlines=deadlines,
         asks=asks,
+        posting=posting,
         admission=admission,
         plan_reviews=plan_reviews,
         answering=answering,
@@ -196,7 +208,7 @@ async def start_up(parts: Parts) -> str:
     the bot's user id. `StartupError` says what to fix; on any failure `parts` is closed."""
     try:
         bot_user_id = await _check_token(parts)
-        parts.store.recovered(await parts.asks.recover())
+        await parts.posting.recover()
         # After the asks are back in hand: a click acked before a crash answers one.
         await parts.intake.replay()
     except BaseException:

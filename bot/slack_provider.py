@@ -12,6 +12,7 @@ from slack_bolt.async_app import AsyncApp
 
 from bot.asks.deadlines import Deadlines
 from bot.asks.lifecycle import Asks, error_of, new_ask_id
+from bot.asks.posting import Posting
 from bot.clock import Clock
 from bot.metrics import Metrics
 from bot.parts import Parts, SlackSettings, StartupError, build, start_up
@@ -99,6 +100,11 @@ class SlackQuestionProvider:
         return self.parts.tasks
 
     @property
+    def posting(self) -> Posting:
+        """Posting asks to Slack, each once, in its channel's turn; recovery and the sweep."""
+        return self.parts.posting
+
+    @property
     def deadlines(self) -> Deadlines:
         """The reminders and expiries of pending asks."""
         return self.parts.deadlines
@@ -136,17 +142,9 @@ class SlackQuestionProvider:
         """Post the questions and wait for the answer; abort and cancellation withdraw them."""
         if self._closed:
             raise aborted(RuntimeError("the Slack provider is closed"))
-        agent = request.agent
         ask_id = new_ask_id()
         # Shielded: a cancellation mid-post must not leave a message nobody tracks.
-        opening = asyncio.ensure_future(
-            self.asks.open(
-                request,
-                ask_id=ask_id,
-                agent_id=agent.id if agent else None,
-                agent_name=agent.name if agent else None,
-            )
-        )
+        opening = asyncio.ensure_future(self._open(request, ask_id))
         self._mine[ask_id] = opening
         remove_callback: Callable[[], None] = lambda: None  # noqa: E731
         try:
@@ -177,6 +175,17 @@ class SlackQuestionProvider:
         if settled.state is AskState.ANSWERED and settled.answer is not None:
             return settled.answer
         raise error_of(settled)
+
+    async def _open(self, request: AskUserQuestionRequest, ask_id: str) -> AskRecord:
+        """Store the ask, then post it; `ASK_FAILED` if Slack cannot show it or refuses it."""
+        agent = request.agent
+        record, _ = await self.asks.create(
+            request,
+            ask_id=ask_id,
+            agent_id=agent.id if agent else None,
+            agent_name=agent.name if agent else None,
+        )
+        return await self.posting.post(record.id)
 
     async def _withdraw_when_shown(self, opening: asyncio.Future[AskRecord], reason: str) -> None:
         try:

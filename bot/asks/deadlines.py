@@ -10,12 +10,15 @@ import asyncio
 import contextlib
 import logging
 
-from bot.asks.lifecycle import Asks, LiveAsk
+from bot.asks.lifecycle import Asks
+from bot.asks.live import LiveAsk
+from bot.asks.observers import AskObserver
 from bot.clock import Clock
 from bot.review import ReviewPolicies, ReviewPolicy
 from bot.slack.messages import AskMessages
 from bot.slack.responders import mentions
 from bot.store import EventKind, Verdict
+from bot.store.leases import LeaseKind, Leases
 
 log = logging.getLogger(__name__)
 
@@ -31,13 +34,22 @@ def spoken(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
-class Deadlines:
+class Deadlines(AskObserver):
     """Starts one timer per plan review whose policy has a reminder or an expiry.
 
-    It is the `PostedListener` of `Asks`: told of each posted ask, with the `Asks` holding it.
+    An observer of `asks`: each timer starts when its ask is posted (or taken in hand posted).
     """
 
-    def __init__(self, policies: ReviewPolicies, clock: Clock, messages: AskMessages) -> None:
+    def __init__(
+        self,
+        asks: Asks,
+        leases: Leases,
+        policies: ReviewPolicies,
+        clock: Clock,
+        messages: AskMessages,
+    ) -> None:
+        self._asks = asks
+        self._leases = leases
         self._policies = policies
         self._clock = clock
         self._messages = messages
@@ -45,7 +57,7 @@ class Deadlines:
         self._acting: set[str] = set()  # timers past their sleep: reminding or expiring
         self._closed = False
 
-    def posted(self, asks: Asks, live: LiveAsk) -> None:
+    def posted(self, live: LiveAsk) -> None:
         """Start the ask's timer, if its policy sets deadlines (idempotent)."""
         record = live.record
         policy = self._policies.for_channel(record.channel)
@@ -53,13 +65,12 @@ class Deadlines:
             return
         if policy.remind_after is None and policy.expire_after is None:
             return
-        timer = asyncio.create_task(
-            self._run(asks, record.id, policy), name=f"deadline {record.id}"
-        )
+        timer = asyncio.create_task(self._run(record.id, policy), name=f"deadline {record.id}")
         self._timers[record.id] = timer
         timer.add_done_callback(lambda _: self._timers.pop(record.id, None))
 
-    async def _run(self, asks: Asks, ask_id: str, policy: ReviewPolicy) -> None:
+    async def _run(self, ask_id: str, policy: ReviewPolicy) -> None:
+        asks = self._asks
         try:
             live = asks.live(ask_id)
             if live is None:
@@ -68,7 +79,7 @@ class Deadlines:
             if policy.remind_after is not None and live.record.reminded_at is None:
                 await self._clock.sleep_until(created + policy.remind_after)
                 self._acting.add(ask_id)
-                await self._remind(asks, ask_id, policy, policy.remind_after)
+                await self._remind(ask_id, policy, policy.remind_after)
                 self._acting.discard(ask_id)
             if policy.expire_after is not None:
                 await self._clock.sleep_until(created + policy.expire_after)
@@ -82,14 +93,18 @@ class Deadlines:
         finally:
             self._acting.discard(ask_id)
 
-    async def _remind(self, asks: Asks, ask_id: str, policy: ReviewPolicy, after: float) -> None:
-        live = asks.live(ask_id)
+    async def _remind(self, ask_id: str, policy: ReviewPolicy, after: float) -> None:
+        live = self._asks.live(ask_id)
         if live is None:
             return
-        # Every replica holding the ask runs this timer: the lease lets one remind, and the
-        # stored record tells a later one it was done.
-        if await asks.lease(f"remind:{ask_id}", REMIND_LEASE_S) is None:
-            return
+        # Every replica holding the ask runs this timer: the lease lets one remind at a time,
+        # and the stored record (`reminded_at`) tells a later one it was done.
+        async with self._leases.hold(LeaseKind.REMIND, ask_id, REMIND_LEASE_S) as lease:
+            if lease is not None:
+                await self._remind_once(live, policy, after)
+
+    async def _remind_once(self, live: LiveAsk, policy: ReviewPolicy, after: float) -> None:
+        asks, ask_id = self._asks, live.record.id
         stored = await asks.stored(ask_id)
         if stored is None or stored.settled or stored.reminded_at is not None:
             return
@@ -98,12 +113,12 @@ class Deadlines:
         if not await self._messages.remind(live.record, text):
             return
         # Read again after the post: the ask may have moved on (an approval, a decision).
-        live = asks.live(ask_id)
-        if live is None:
+        now_live = asks.live(ask_id)
+        if now_live is None:
             return
         now = self._clock.now()
         await asks.save_progress(
-            live,
+            now_live,
             EventKind.REMINDED,
             lambda record: record.model_copy(update={"reminded_at": now}),
             detail=text,

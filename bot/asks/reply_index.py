@@ -8,7 +8,7 @@ the asks of its own thread and nothing else.
 
 from __future__ import annotations
 
-ThreadKey = tuple[str, str]  # (channel, thread ts)
+from bot.store import ThreadKey
 
 
 class ReplyIndex:

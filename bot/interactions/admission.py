@@ -7,7 +7,8 @@ import asyncio
 import contextlib
 import logging
 
-from bot.asks.lifecycle import Asks, LiveAsk
+from bot.asks.lifecycle import Asks
+from bot.asks.live import LiveAsk
 from bot.render.notes import settled_note
 from bot.review import ReviewPolicies
 from bot.slack.messages import AskMessages
@@ -65,7 +66,7 @@ class Admission:
         ordinary path, which looks up the store and a user group's members and says why not."""
         if not lookups:
             live = self._asks.live(ask_id)
-            if live is None or live.deciding or live.posting.locked():
+            if live is None or live.claimed or live.posting.locked():
                 return None
             allowed = self.who_may_answer(live)
             return live if allowed.anyone or user in allowed.users else None

@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 
 from bot import answers
-from bot.asks.lifecycle import Asks, LiveAsk
+from bot.asks.lifecycle import Asks
+from bot.asks.live import LiveAsk
 from bot.block_ids import AskRef, OptionRef, PartRef, QuestionRef, ViewMeta
 from bot.clock import Clock
 from bot.interactions.admission import Admission
@@ -186,7 +187,7 @@ class Answering:
         if len(live.layout.parts) == 1:
             await self._admission.answer(live, user, items)
             return
-        if part in live.record.parts_done or live.deciding:
+        if part in live.record.parts_done or live.claimed:
             await self._admission.too_late(user, live.record.id)
             return
         answered = PartAnswer(by=user, at=self._clock.now(), answers=items)

@@ -4,7 +4,8 @@ A decline or a change request is an answer like any other (`interactions.py`).""
 
 from __future__ import annotations
 
-from bot.asks.lifecycle import Asks, LiveAsk
+from bot.asks.lifecycle import Asks
+from bot.asks.live import LiveAsk
 from bot.block_ids import AskRef, PageRef
 from bot.clock import Clock
 from bot.interactions.admission import Admission
@@ -49,7 +50,7 @@ class PlanReviews:
                 record, user, "You already approved this plan; it needs another reviewer."
             )
             return
-        if live.deciding:
+        if live.claimed:
             await self._admission.too_late(user, record.id)
             return
         approval = Approval(by=user, at=self._clock.now())

@@ -19,6 +19,7 @@ from aiohttp import web
 from pydantic import SecretStr, ValidationError
 
 from bot.asks.lifecycle import Asks
+from bot.asks.posting import Posting
 from bot.block_ids import parse_number
 from bot.clock import Clock, SystemClock
 from bot.metrics import Metrics
@@ -90,6 +91,7 @@ class RelayServer:
     def __init__(
         self,
         asks: Asks,
+        posting: Posting,
         tasks: Tasks,
         token: SecretStr | None,
         *,
@@ -98,6 +100,7 @@ class RelayServer:
         clock: Clock | None = None,
     ) -> None:
         self._asks = asks
+        self._posting = posting
         self._tasks = tasks
         self._token = token.get_secret_value().encode() if token else None
         self._closing = False
@@ -178,7 +181,7 @@ class RelayServer:
         if record.state is AskState.PENDING:
             # Answered 201 once stored; posting follows in its channel's queue (and is
             # retried on restart).
-            self._asks.post_soon(record.id)
+            self._posting.post_soon(record.id)
         return web.json_response(view_of(record).to_wire(), status=201 if created else 200)
 
     async def _get(self, request: web.Request) -> web.Response:

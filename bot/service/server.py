@@ -94,6 +94,7 @@ class Server:
                 await check_membership(parts.client, provider.bot_user_id, config.slack.channel)
             relay = RelayServer(
                 parts.asks,
+                parts.posting,
                 parts.tasks,
                 config.relay_token,
                 metrics=parts.metrics,
@@ -136,7 +137,7 @@ class Server:
         while True:
             await asyncio.sleep(SWEEP_EVERY_S)
             try:
-                await self.parts.asks.sweep()
+                await self.parts.posting.sweep()
             except Exception:
                 log.exception("sweeping the shared store failed; trying again")
 

@@ -22,7 +22,7 @@ from bot.render import (
 from bot.render.plan_review import ReviewStatus, plan_review_message, settled_plan_review
 from bot.review import ReviewPolicies
 from bot.slack.api import SlackCallFailed, SlackClient
-from bot.slack.pacing import ChannelPosts, Dropped, Spawn, Turn, Work
+from bot.slack.pacing import ChannelPosts, Dropped, QueuedTurn, Spawn, Turn, Work
 from bot.slack.responders import mentions
 from bot.store import AskRecord, AskStore, Verdict
 
@@ -107,11 +107,14 @@ class AskMessages:
 
     # --- posting ---------------------------------------------------------------------------
 
-    async def post(self, record: AskRecord, layout: AskLayout, part: int) -> str:
-        """Post a part and return its ts. A post that failed in transit may still have
-        reached Slack, so it is looked for before the failure stands."""
+    async def post(
+        self, record: AskRecord, layout: AskLayout, part: int, *, on: QueuedTurn | None = None
+    ) -> str:
+        """Post a part and return its ts (`on`: the turn of the queued work posting it). A
+        post that failed in transit may still have reached Slack, so it is looked for
+        before the failure stands."""
         try:
-            return await self._post(record, layout, part)
+            return await self._post(record, layout, part, on)
         except SlackCallFailed as failed:
             if not failed.in_transit:
                 raise
@@ -123,7 +126,9 @@ class AskMessages:
                     return found
             raise
 
-    async def _post(self, record: AskRecord, layout: AskLayout, part: int) -> str:
+    async def _post(
+        self, record: AskRecord, layout: AskLayout, part: int, on: QueuedTurn | None
+    ) -> str:
         channel = record.channel
         assert channel is not None
 
@@ -146,7 +151,7 @@ class AskMessages:
             )
 
         response = await self.posts.pacing.send(
-            channel, Turn.POST, send, key=record.id, order=record.created_at
+            channel, Turn.POST, send, key=record.id, order=record.created_at, on=on
         )
         return str(response["ts"])
 
@@ -193,7 +198,8 @@ class AskMessages:
 
     def queue_post(self, record: AskRecord, work: Work, spawn: Spawn) -> None:
         """Queue `work` (which posts the ask) in the ask's channel with no task of its own:
-        it starts when the ask's turn comes, and its first post goes on that turn."""
+        it starts when the ask's turn comes, handed that turn for its first post (`post`'s
+        `on`); the queued entry is keyed by the ask id."""
         assert record.channel is not None
         self.posts.pacing.queue(
             record.channel, Turn.POST, work, spawn=spawn, key=record.id, order=record.created_at

@@ -18,15 +18,15 @@ When a channel is saturated, the turn goes (then first come, first served):
 An ask settled while its post waits (a withdrawal) leaves the queue without being posted.
 
 A call waits either in its own task (`send`) or as queued work with no task (`queue`): an
-entry in the lane's heap, given a task only when its turn comes, its first call then
-made on that turn. The relay queues its asks so: 10,000 asks waiting in a channel are
-10,000 small entries, not 10,000 suspended coroutines.
+entry in the lane's heap, given a task only when its turn comes; the work is handed its
+turn (`QueuedTurn`), and the call it makes with it (`send(..., on=turn)`) goes at once. The
+relay queues its asks so: 10,000 asks waiting in a channel are 10,000 small entries, not
+10,000 suspended coroutines.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import heapq
 import itertools
 import time
@@ -39,8 +39,9 @@ from slack_sdk.web.async_slack_response import AsyncSlackResponse
 from bot.slack.api import RATE_LIMITS_RAISED, SlackCallFailed, SlackClient
 
 T = TypeVar("T")
-# Work queued in a lane, and how a task is started for it (None: it could not be).
-Work = Callable[[], Awaitable[None]]
+# Work queued in a lane (handed its turn when it comes), and how a task is started for it
+# (None: it could not be).
+Work = Callable[["QueuedTurn"], Awaitable[None]]
 Spawn = Callable[[Coroutine[Any, Any, None]], object | None]
 
 # The shortest pause after a 429, whatever `Retry-After` says: "0" must not become a busy loop.
@@ -95,9 +96,11 @@ class _Waiter(_Place):
         return self.granted.done()
 
 
-class _Job(_Place):
-    """Work waiting with no task of its own: a task is started for it when its turn comes.
-    Thousands of asks queued in one channel are thousands of these, not of tasks."""
+class QueuedTurn(_Place):
+    """Work waiting with no task of its own: a task is started for it when its turn comes,
+    and the work is handed this, to make its first call on that turn (`send(..., on=)`).
+    Until then the lane is its: a call of its work in that channel without it would wait
+    for itself. Thousands of asks queued in one channel are thousands of these, not tasks."""
 
     __slots__ = ("dropped", "spawn", "work")
 
@@ -114,11 +117,6 @@ class _Job(_Place):
         return self.dropped
 
 
-# The job whose turn the running task holds (set in the job's own task, so only calls
-# made by that work use the turn).
-_holding: contextvars.ContextVar[_Job | None] = contextvars.ContextVar("holding", default=None)
-
-
 class _Lane:
     """One channel: who waits, whether a call is in flight, until when posts are held."""
 
@@ -128,7 +126,7 @@ class _Lane:
         self.posts_held_until = 0.0
         self.timer: asyncio.TimerHandle | None = None
         # A job whose turn has come, until its work makes its call or ends without one.
-        self.reserved: _Job | None = None
+        self.reserved: QueuedTurn | None = None
 
     def grant(self) -> None:
         """Let the first waiter whose turn has come go, if nothing is in flight."""
@@ -147,29 +145,29 @@ class _Lane:
             self.busy = True
             if isinstance(head, _Waiter):
                 head.granted.set_result(True)
-            elif isinstance(head, _Job):
+            elif isinstance(head, QueuedTurn):
                 self.reserved = head
                 if head.spawn(self._hold(head)) is None:
                     # Shutting down: no queued work starts now (what it was for is not
                     # lost: pending asks are taken back from the store at the next start).
                     self.reserved = None
                     self.busy = False
-                    self.waiting = [place for place in self.waiting if not isinstance(place, _Job)]
+                    self.waiting = [
+                        place for place in self.waiting if not isinstance(place, QueuedTurn)
+                    ]
                     heapq.heapify(self.waiting)
 
-    async def _hold(self, job: _Job) -> None:
-        _holding.set(job)
+    async def _hold(self, job: QueuedTurn) -> None:
         try:
-            await job.work()
+            await job.work(job)
         finally:
             if self.reserved is job:  # it ended without making its call: pass the turn on
                 self.reserved = None
                 self.release()
 
-    def take_reserved(self) -> bool:
-        """Whether the calling task holds this lane's turn as its job's (it is used now)."""
-        job = _holding.get()
-        if job is None or self.reserved is not job:
+    def use_turn(self, job: QueuedTurn) -> bool:
+        """Whether `job` holds this lane's turn, unused (it is used now)."""
+        if self.reserved is not job:
             return False
         self.reserved = None
         return True
@@ -203,13 +201,15 @@ class ChannelPacing:
         *,
         key: str | None = None,
         order: float | None = None,
+        on: QueuedTurn | None = None,
     ) -> T:
         """Run `call` when its turn comes in `channel` (within a turn, lowest `order` first,
         default now, then first come), again after each 429 once Slack's `Retry-After` has
-        passed. `Dropped` if `drop(channel, key)` took it out first."""
+        passed. `Dropped` if `drop(channel, key)` took it out first. `on`: the turn a queued
+        work was handed; its first call goes at once, on it."""
         lane = self._lanes.setdefault(channel, _Lane())
         place = (time.time() if order is None else order, next(self._seq))
-        on_turn = lane.take_reserved()  # a queued job's work, making its call on its turn
+        on_turn = on is not None and lane.use_turn(on)
         while True:
             if not on_turn:
                 await self._acquire(lane, _Waiter(turn, *place, key, _future()))  # keeps its place
@@ -242,12 +242,12 @@ class ChannelPacing:
         order: float | None = None,
     ) -> None:
         """Queue `work` in `channel` like a call of `send`, but holding no task while it
-        waits: when its turn comes a task is started for it (`spawn`), and the first call
-        it sends in `channel` goes at once, on that turn. A turn its work does not use
-        passes on when the work ends. `drop(channel, key)` takes it out unstarted."""
+        waits: when its turn comes a task is started for it (`spawn`), handing it its turn;
+        the call it sends with it (`send(..., on=turn)`) goes at once. A turn its work does
+        not use passes on when the work ends. `drop(channel, key)` takes it out unstarted."""
         lane = self._lanes.setdefault(channel, _Lane())
         place = (time.time() if order is None else order, next(self._seq))
-        heapq.heappush(lane.waiting, _Job(turn, *place, key, work, spawn))
+        heapq.heappush(lane.waiting, QueuedTurn(turn, *place, key, work, spawn))
         lane.grant()
 
     def drop(self, channel: str | None, key: str) -> None:
@@ -261,7 +261,7 @@ class ChannelPacing:
                 continue
             if isinstance(place, _Waiter):
                 place.granted.set_result(False)
-            elif isinstance(place, _Job):
+            elif isinstance(place, QueuedTurn):
                 place.dropped = True
         lane.grant()
 
@@ -301,15 +301,18 @@ class ChannelPosts:
         channel: str,
         key: str | None = None,
         order: float | None = None,
+        on: QueuedTurn | None = None,
         **arguments: Any,
     ) -> AsyncSlackResponse:
-        """`chat.postMessage` in `channel` when its turn comes (`Dropped` if dropped first)."""
+        """`chat.postMessage` in `channel` when its turn comes (`Dropped` if dropped first;
+        `on`: a queued work's turn, see `ChannelPacing.send`)."""
         return await self.pacing.send(
             channel,
             turn,
             lambda: self.client.chat_postMessage(channel=channel, **arguments),
             key=key,
             order=order,
+            on=on,
         )
 
     async def update(self, *, channel: str, ts: str, **arguments: Any) -> AsyncSlackResponse:

@@ -10,7 +10,6 @@ next holder finds that root in the channel's history before it would post anothe
 from __future__ import annotations
 
 import asyncio
-import secrets
 from collections import defaultdict
 
 from bot.clock import Clock, SystemClock
@@ -19,6 +18,7 @@ from bot.slack.api import SlackCallFailed
 from bot.slack.messages import find_by_metadata
 from bot.slack.pacing import ChannelPosts, Turn
 from bot.store import AskEvent, AskStore, EventKind, ThreadRef
+from bot.store.leases import LeaseKind, Leases
 
 # Lets a restarted (or another) replica find a root that was posted but never recorded.
 ROOT_METADATA_EVENT = "slack_questions_session"
@@ -41,14 +41,14 @@ class Threads:
         channel: str | None,
         *,
         posts: ChannelPosts,
+        leases: Leases,
         clock: Clock | None = None,
-        owner: str | None = None,
     ) -> None:
         self._posts = posts
         self._store = store
         self._channel = channel
         self._clock: Clock = clock or SystemClock()
-        self._owner = owner or f"replica-{secrets.token_hex(6)}"
+        self._leases = leases
         # Two asks of one new session in this process wait here, not on the lease.
         self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
 
@@ -66,22 +66,15 @@ class Threads:
         if session is None:
             return ThreadRef(channel=self._require_channel())
         async with self._locks[session]:
-            lease_name = f"thread:{session}"
             while (known := await self._store.thread(session)) is None:
-                now = self._clock.now()
-                lease = await self._store.lease(
-                    lease_name, self._owner, now=now, until=now + THREAD_LEASE_S
-                )
-                if lease is None:
-                    # Another replica is opening it: wait for its thread, or its lease to lapse.
-                    await asyncio.sleep(THREAD_POLL_S)
-                    continue
-                try:
+                async with self._leases.hold(LeaseKind.THREAD, session, THREAD_LEASE_S) as lease:
+                    if lease is None:
+                        # Another replica is opening it: wait for its thread, or its lease to lapse.
+                        await asyncio.sleep(THREAD_POLL_S)
+                        continue
                     found = await self._find_root(session) if lease.lapsed else None
                     ref = found or await self._post_root(session, agent_name)
                     known = await self._store.claim_thread(session, ref)
-                finally:
-                    await self._store.release(lease_name, self._owner)
                 await self._store.log(
                     AskEvent(
                         ask_id=ask_id,

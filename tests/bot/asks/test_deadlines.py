@@ -59,6 +59,6 @@ async def test_closing_the_provider_leaves_no_timer_running(emu: SlackEmulator) 
         asks = bot.provider.asks
         # What the relay does on POST /v1/asks: store, answer 201, post in a tracked task.
         record, _ = await asks.create(AskUserQuestionRequest.model_validate({"questions": [PLAN]}))
-        bot.provider.tasks.spawn(asks.post(record.id), name="post")
+        bot.provider.tasks.spawn(bot.provider.posting.post(record.id), name="post")
         await bot.provider.close()
         assert bot.provider.deadlines.watching == 0

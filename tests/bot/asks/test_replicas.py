@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bot.asks.lifecycle import Asks
+from bot.asks.posting import Posting
 from bot.clock import SystemClock
 from bot.review import ReviewPolicies
 from bot.slack.api import web_client
@@ -16,6 +17,7 @@ from bot.slack.messages import METADATA_EVENT, AskMessages
 from bot.slack.pacing import ChannelPosts, Turn
 from bot.slack.threads import Threads
 from bot.store import AskRecord, EventKind
+from bot.store.leases import Leases
 from bot.store.sqlite import SqliteStore
 from bot.tasks import Tasks
 from provider import AskUserQuestionItem, AskUserQuestionRequest
@@ -33,6 +35,7 @@ class Replica:
     """One replica's asks, its store connection and its channel lanes."""
 
     asks: Asks
+    posting: Posting
     store: SqliteStore
     posts: ChannelPosts
     tasks: Tasks
@@ -46,17 +49,21 @@ async def replica(emu: SlackEmulator, db: Path, name: str) -> AsyncIterator[Repl
         posts = ChannelPosts(client)
         clock = SystemClock()
         tasks = Tasks()
-        asks = Asks(
+        leases = Leases(store, name, clock=clock, shared=True)
+        messages = AskMessages(client, store, ReviewPolicies(), clock, posts=posts)
+        asks = Asks(store=store, messages=messages, clock=clock, tasks=tasks, shared=True)
+        posting = Posting(
+            asks,
             store=store,
-            threads=Threads(store, CHANNEL, posts=posts, clock=clock, owner=name),
-            messages=AskMessages(client, store, ReviewPolicies(), clock, posts=posts),
+            threads=Threads(store, CHANNEL, posts=posts, clock=clock, leases=leases),
+            messages=messages,
+            leases=leases,
             clock=clock,
             tasks=tasks,
-            owner=name,
             shared=True,
         )
         try:
-            yield Replica(asks, store, posts, tasks)
+            yield Replica(asks, posting, store, posts, tasks)
         finally:
             await tasks.drain()
             if client.session is not None:
@@ -89,8 +96,8 @@ async def test_an_ask_queued_on_one_replica_and_posted_by_another_is_not_posted_
     ):
         free, holding = await busy_lane(a.posts)
         record, _ = await a.asks.create(AskUserQuestionRequest(questions=[QUESTION]))
-        a.asks.post_soon(record.id)  # waits its turn behind the call in flight
-        await b.asks.sweep()  # b takes it in hand and posts it meanwhile
+        a.posting.post_soon(record.id)  # waits its turn behind the call in flight
+        await b.posting.sweep()  # b takes it in hand and posts it meanwhile
         await b.tasks.idle()
         assert len(ask_posts(emu)) == 1
 
@@ -119,8 +126,8 @@ async def test_a_recovered_ask_found_posted_by_another_replica_records_its_ts_on
     ):
         free, holding = await busy_lane(a.posts)
         # a's copy waits its turn (recovery does not wait for it), stale once b posts it.
-        await asyncio.wait_for(a.asks.recover(), 5)
-        await b.asks.sweep()
+        await asyncio.wait_for(a.posting.recover(), 5)
+        await b.posting.sweep()
         await b.tasks.idle()
         assert len(ask_posts(emu)) == 1
 

@@ -49,7 +49,7 @@ class SpyStore(MemoryStore):
 async def relay_ask(bot: Bot, ask_id: str, *questions: Mapping[str, object]) -> None:
     """An ask made as the relay makes it: kept pending by the store across restarts."""
     await bot.provider.asks.create(request(*questions), ask_id=ask_id)
-    await bot.provider.asks.post(ask_id)
+    await bot.provider.posting.post(ask_id)
 
 
 async def unsent_click(emu: SlackEmulator, bot: Bot, label: str) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from bot.slack.api import SlackClient, web_client
-from bot.slack.pacing import ChannelPosts, Dropped, Turn
+from bot.slack.pacing import ChannelPosts, Dropped, QueuedTurn, Turn
 from slack_emulator import PostingRate, SlackEmulator
 
 from ..harness import CHANNEL, TOKEN
@@ -153,9 +153,11 @@ async def test_a_thousand_queued_works_hold_no_task_and_run_in_their_order(
     held = await _Held.lane(posts)
     tasks_before = len(asyncio.all_tasks())
 
-    def post(n: int) -> Callable[[], Awaitable[None]]:
-        async def work() -> None:
-            await posts.post_message(Turn.POST, channel=CHANNEL, text=f"#{n}", order=float(n))
+    def post(n: int) -> Callable[[QueuedTurn], Awaitable[None]]:
+        async def work(turn: QueuedTurn) -> None:
+            await posts.post_message(
+                Turn.POST, channel=CHANNEL, text=f"#{n}", order=float(n), on=turn
+            )
 
         return work
 
@@ -176,9 +178,9 @@ async def test_queued_work_makes_its_call_on_its_turn_ahead_of_later_posts(
     spawn = _Spawner()
     held = await _Held.lane(posts)
 
-    async def work() -> None:
+    async def work(turn: QueuedTurn) -> None:
         await asyncio.sleep(0.05)  # e.g. taking its lease: the turn stays its own meanwhile
-        await posts.post_message(Turn.POST, channel=CHANNEL, text="queued", order=1.0)
+        await posts.post_message(Turn.POST, channel=CHANNEL, text="queued", order=1.0, on=turn)
 
     posts.pacing.queue(CHANNEL, Turn.POST, work, spawn=spawn, order=1.0)
     later = asyncio.create_task(posts.post_message(Turn.POST, channel=CHANNEL, text="later"))
@@ -193,10 +195,10 @@ async def test_a_dropped_queued_work_never_starts(emu: SlackEmulator, client: Sl
     held = await _Held.lane(posts)
     started: list[str] = []
 
-    def work(name: str) -> Callable[[], Awaitable[None]]:
-        async def run() -> None:
+    def work(name: str) -> Callable[[QueuedTurn], Awaitable[None]]:
+        async def run(turn: QueuedTurn) -> None:
             started.append(name)
-            await posts.post_message(Turn.POST, channel=CHANNEL, text=name, key=name)
+            await posts.post_message(Turn.POST, channel=CHANNEL, text=name, key=name, on=turn)
 
         return run
 
@@ -216,7 +218,7 @@ async def test_queued_work_that_makes_no_call_passes_its_turn_on(
     posts = ChannelPosts(client)
     spawn = _Spawner()
 
-    async def nothing() -> None:
+    async def nothing(turn: QueuedTurn) -> None:
         await asyncio.sleep(0)  # e.g. another replica holds the ask's lease
 
     posts.pacing.queue(CHANNEL, Turn.POST, nothing, spawn=spawn, order=1.0)
@@ -233,7 +235,7 @@ async def test_queued_work_is_not_started_once_tasks_are_refused(
     def refuse(work: Coroutine[Any, Any, None]) -> None:
         work.close()  # the app is shutting down: the ask stays pending in the store
 
-    async def never() -> None:
+    async def never(turn: QueuedTurn) -> None:
         raise AssertionError("started after shutdown")
 
     posts.pacing.queue(CHANNEL, Turn.POST, never, spawn=refuse, order=1.0)

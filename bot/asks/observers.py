@@ -1,15 +1,20 @@
-"""The observers of asks the service runs: one log line per transition, the metrics, and
-Slack's "is waiting…" line under the thread while an ask waits.
+"""Who hears of an ask's transitions: one `AskObserver` each, told after each durable write.
 
-Each is an `AskObserver` (bot/asks/observed_store.py), told of a transition once it is stored.
+The event log is the one record of an ask's transitions, and the lifecycle (`Asks`) and
+`Posting` tell the observers right after each write lands — an ask created, a part posted,
+progress saved, the ask settled, its decision shown — so what they report (log lines,
+metrics, Slack's waiting line, deadlines) is what the store holds, never a transition that
+was refused or rolled back. A write that lost (another replica settled first) is told to
+nobody.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
+from bot.asks.live import LiveAsk
 from bot.clock import Clock
 from bot.metrics import Metrics
 from bot.outcomes import Verdict
@@ -17,6 +22,80 @@ from bot.slack.status_line import ThreadStatuses
 from bot.store import AskEvent, AskRecord, EventKind
 
 log = logging.getLogger("bot.asks.lifecycle")
+
+
+class AskObserver:
+    """Told of each ask transition once it is stored; an observer overrides what it hears.
+    Must not raise and must not block: slow work (a Slack call) is spawned."""
+
+    def created(self, record: AskRecord) -> None:
+        """A new ask was stored."""
+
+    def saved(self, record: AskRecord, event: AskEvent) -> None:
+        """`record` was stored with `event` (a part posted, progress, the settlement, shown)."""
+
+    def posted(self, live: LiveAsk) -> None:
+        """Every part of `live` is in Slack, and it is open and held here (posted now, or
+        taken in hand posted: after a restart, or from another replica)."""
+
+    def recovered(self, records: Sequence[AskRecord]) -> None:
+        """After a restart, these pending asks were taken back in hand."""
+
+
+class Observers:
+    """The observers of this process's asks, told in order; one that fails is logged and
+    the others are still told (an observer's bug never fails an ask that is stored).
+
+    Each transition goes only to the observers that hear it (override its method): a
+    click's settlement calls no empty method."""
+
+    def __init__(self, observers: Sequence[AskObserver] = ()) -> None:
+        self._created: list[Callable[[AskRecord], None]] = []
+        self._saved: list[Callable[[AskRecord, AskEvent], None]] = []
+        self._posted: list[Callable[[LiveAsk], None]] = []
+        self._recovered: list[Callable[[Sequence[AskRecord]], None]] = []
+        for observer in observers:
+            self.add(observer)
+
+    def add(self, observer: AskObserver) -> None:
+        """Tell `observer` too, from now on (one built after the asks it watches)."""
+        kind = type(observer)
+        if kind.created is not AskObserver.created:
+            self._created.append(observer.created)
+        if kind.saved is not AskObserver.saved:
+            self._saved.append(observer.saved)
+        if kind.posted is not AskObserver.posted:
+            self._posted.append(observer.posted)
+        if kind.recovered is not AskObserver.recovered:
+            self._recovered.append(observer.recovered)
+
+    def created(self, record: AskRecord) -> None:
+        """See `AskObserver.created`."""
+        for hear in self._created:
+            _tell(hear, record)
+
+    def saved(self, record: AskRecord, event: AskEvent) -> None:
+        """See `AskObserver.saved`."""
+        for hear in self._saved:
+            _tell(hear, record, event)
+
+    def posted(self, live: LiveAsk) -> None:
+        """See `AskObserver.posted`."""
+        for hear in self._posted:
+            _tell(hear, live)
+
+    def recovered(self, records: Sequence[AskRecord]) -> None:
+        """See `AskObserver.recovered`."""
+        for hear in self._recovered:
+            _tell(hear, records)
+
+
+def _tell(method: Callable[..., None], *args: object) -> None:
+    try:
+        method(*args)
+    except Exception:  # an observer's bug must never fail an ask that is already stored
+        log.exception("an ask observer failed")
+
 
 ENDINGS_BY_EVENT: Final = {
     EventKind.ANSWERED: Verdict.ANSWERED,
@@ -33,7 +112,7 @@ _LOGGED: Final = frozenset({EventKind.POSTED, *ENDINGS_BY_EVENT})
 history, kept in the event log, not the operator's)."""
 
 
-class TransitionLog:
+class TransitionLog(AskObserver):
     """One line per transition — created, posted, answered, withdrawn, closed, cancelled,
     expired, failed, recovered — naming the ask, its agent session, channel, who acted and
     the time since creation; the same as `extra` fields for `LOG_FORMAT=json`."""
@@ -87,7 +166,7 @@ def _line(
     )
 
 
-class AskMetrics:
+class AskMetrics(AskObserver):
     """Feeds `Metrics` from the transitions: created, settled by ending, answer time."""
 
     def __init__(self, metrics: Metrics) -> None:
@@ -119,16 +198,13 @@ def thread_of(record: AskRecord) -> str | None:
     return record.thread_ts or (record.message_ts[0] if record.message_ts else None)
 
 
-class WaitingLine:
+class WaitingLine(AskObserver):
     """Slack's status line under the thread while an ask waits there (bot/slack/status_line.py):
     shown once a part is posted (a post in the thread clears it), shown again after a
     reminder, cleared when the ask ends. `ThreadStatuses` sends them: no task per call."""
 
     def __init__(self, statuses: ThreadStatuses) -> None:
         self._statuses = statuses
-
-    def created(self, record: AskRecord) -> None:
-        """See `AskObserver.created`."""
 
     def saved(self, record: AskRecord, event: AskEvent) -> None:
         """See `AskObserver.saved`."""

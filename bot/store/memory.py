@@ -1,0 +1,134 @@
+"""`MemoryStore`: an `AskStore` in memory, for in-process hosts and tests."""
+
+from __future__ import annotations
+
+from bot.outcomes import AskState, EventKind
+from bot.store.protocol import check_advance, check_settle, lease_for
+from bot.store.vocabulary import AskEvent, AskRecord, InboxItem, Lease, ThreadRef
+
+
+class MemoryStore:
+    """An `AskStore` in memory: for in-process hosts that need no restart survival."""
+
+    def __init__(self) -> None:
+        self._asks: dict[str, AskRecord] = {}
+        self._keys: dict[str, str] = {}
+        self._events: dict[str, list[AskEvent]] = {}
+        self._threads: dict[str, ThreadRef] = {}
+        self._inbox: dict[str, InboxItem] = {}
+        self._leases: dict[str, tuple[str, float]] = {}
+
+    async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
+        """See `AskStore.add`."""
+        key = record.idempotency_key
+        if key is not None and key in self._keys:
+            return self._asks[self._keys[key]], False
+        if record.id in self._asks:
+            raise ValueError(f"ask {record.id} is already stored")
+        self._asks[record.id] = record
+        if key is not None:
+            self._keys[key] = record.id
+        self._events[record.id] = [
+            AskEvent(ask_id=record.id, at=record.created_at, kind=EventKind.CREATED)
+        ]
+        return record, True
+
+    async def get(self, ask_id: str) -> AskRecord | None:
+        """See `AskStore.get`."""
+        return self._asks.get(ask_id)
+
+    async def save(self, record: AskRecord, event: AskEvent) -> None:
+        """See `AskStore.save`."""
+        if event.ask_id != record.id:
+            raise ValueError(f"event of ask {event.ask_id} saved with ask {record.id}")
+        self._asks[record.id] = record
+        self._events.setdefault(record.id, []).append(event)
+
+    async def log(self, event: AskEvent) -> None:
+        """See `AskStore.log`."""
+        if event.ask_id not in self._asks:
+            raise KeyError(event.ask_id)
+        self._events[event.ask_id].append(event)
+
+    async def pending(self) -> list[AskRecord]:
+        """See `AskStore.pending`."""
+        pending = [r for r in self._asks.values() if r.state is AskState.PENDING]
+        return sorted(pending, key=lambda r: r.created_at)
+
+    async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
+        """See `AskStore.recent`."""
+        chosen = [r for r in self._asks.values() if state is None or r.state is state]
+        # Newest first; among equal times, the one added last first (as SQLite orders them).
+        newest = sorted(reversed(chosen), key=lambda r: r.created_at, reverse=True)
+        return newest[:limit]
+
+    async def events(self, ask_id: str) -> list[AskEvent]:
+        """See `AskStore.events`."""
+        return list(self._events.get(ask_id, []))
+
+    async def thread(self, session: str) -> ThreadRef | None:
+        """See `AskStore.thread`."""
+        return self._threads.get(session)
+
+    async def set_thread(self, session: str, ref: ThreadRef) -> None:
+        """See `AskStore.set_thread`."""
+        self._threads[session] = ref
+
+    async def close(self) -> None:
+        """Nothing to release."""
+
+    async def settle(self, record: AskRecord, event: AskEvent) -> bool:
+        """See `AskStore.settle`."""
+        check_settle(record, event)
+        stored = self._asks.get(record.id)
+        if stored is None:
+            raise KeyError(record.id)
+        if stored.settled:
+            return False
+        self._asks[record.id] = record
+        self._events[record.id].append(event)
+        return True
+
+    async def claim_thread(self, session: str, ref: ThreadRef) -> ThreadRef:
+        """See `AskStore.claim_thread`."""
+        return self._threads.setdefault(session, ref)
+
+    async def inbox_add(self, item: InboxItem) -> None:
+        """See `AskStore.inbox_add`."""
+        if item.id in self._inbox:
+            raise ValueError(f"inbox item {item.id} is already stored")
+        self._inbox[item.id] = item
+
+    async def inbox_done(self, item_id: str) -> None:
+        """See `AskStore.inbox_done`."""
+        self._inbox.pop(item_id, None)
+
+    async def inbox_pending(self) -> list[InboxItem]:
+        """See `AskStore.inbox_pending`."""
+        # Added in order of arrival; the sort is stable, so equal times keep that order.
+        return sorted(self._inbox.values(), key=lambda item: item.received_at)
+
+    async def advance(self, record: AskRecord, event: AskEvent) -> bool:
+        """See `AskStore.advance`."""
+        check_advance(record, event)
+        stored = self._asks.get(record.id)
+        if stored is None:
+            raise KeyError(record.id)
+        if stored.settled or stored.version != record.version - 1:
+            return False
+        self._asks[record.id] = record
+        self._events[record.id].append(event)
+        return True
+
+    async def lease(self, name: str, owner: str, *, now: float, until: float) -> Lease | None:
+        """See `AskStore.lease`."""
+        holder, held_until = self._leases.get(name, ("", 0.0))
+        granted = lease_for(holder, held_until, owner, now)
+        if granted is not None:
+            self._leases[name] = (owner, until)
+        return granted
+
+    async def release(self, name: str, owner: str) -> None:
+        """See `AskStore.release`."""
+        if self._leases.get(name, ("", 0.0))[0] == owner:
+            del self._leases[name]

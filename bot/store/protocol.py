@@ -1,0 +1,135 @@
+"""The store interface every backend keeps, and the guards they share.
+
+Stored before shown: an ask is added before anything is posted, and every transition is
+saved together with the event that explains it.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from bot.outcomes import AskState
+from bot.store.vocabulary import AskEvent, AskRecord, InboxItem, Lease, ThreadRef
+
+
+class AskStore(Protocol):
+    """What the bot needs from storage; SQLite today, a networked database later."""
+
+    async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
+        """Store a new ask with a `created` event; with a known idempotency key, return
+        the existing ask instead. The flag says whether `record` was added."""
+        ...
+
+    async def get(self, ask_id: str) -> AskRecord | None:
+        """The ask with this id."""
+        ...
+
+    async def save(self, record: AskRecord, event: AskEvent) -> None:
+        """Replace the stored ask and append `event`, atomically."""
+        ...
+
+    async def log(self, event: AskEvent) -> None:
+        """Append an event that changes no state (e.g. a refused click)."""
+        ...
+
+    async def pending(self) -> list[AskRecord]:
+        """Every pending ask, oldest first."""
+        ...
+
+    async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
+        """Asks newest first, optionally only in one state."""
+        ...
+
+    async def events(self, ask_id: str) -> list[AskEvent]:
+        """The ask's event log, oldest first."""
+        ...
+
+    async def thread(self, session: str) -> ThreadRef | None:
+        """The thread an agent session posts in."""
+        ...
+
+    async def set_thread(self, session: str, ref: ThreadRef) -> None:
+        """Remember the thread of an agent session."""
+        ...
+
+    async def close(self) -> None:
+        """Release the store's resources."""
+        ...
+
+    async def settle(self, record: AskRecord, event: AskEvent) -> bool:
+        """End a pending ask: store `record` (settled) and append `event` only if the stored
+        ask is still pending, as one atomic step. True if this call settled it; False if
+        the ask had already ended (nothing written). `KeyError` for an unknown ask.
+
+        Several replicas may race: exactly one of them gets True."""
+        ...
+
+    async def claim_thread(self, session: str, ref: ThreadRef) -> ThreadRef:
+        """Remember `ref` as the session's thread unless it has one; the thread that won.
+
+        Racing claims (from any replica) all get the same, first-stored thread."""
+        ...
+
+    async def inbox_add(self, item: InboxItem) -> None:
+        """Keep an interaction durably before it is acked (committed when this returns)."""
+        ...
+
+    async def inbox_done(self, item_id: str) -> None:
+        """Forget a handled interaction (an unknown id is not an error)."""
+        ...
+
+    async def inbox_pending(self) -> list[InboxItem]:
+        """Interactions acked but not yet handled, oldest first."""
+
+    async def advance(self, record: AskRecord, event: AskEvent) -> bool:
+        """Save progress of a pending ask (posted, part answered, approved, reminded) and
+        append `event`, only if nobody wrote it since `record` was read: the stored ask must
+        be pending at version `record.version - 1`. True if written; False if another write
+        (a settle, another replica's progress) came first: re-read and apply the change
+        again. `KeyError` for an unknown ask."""
+        ...
+
+    async def lease(self, name: str, owner: str, *, now: float, until: float) -> Lease | None:
+        """Hold the lease `name` for `owner` until `until`, unless another owner holds it
+        past `now` (None). Work that must happen once across replicas (opening a thread,
+        posting an ask, a reminder) is done under its lease; a holder that dies loses it
+        when it lapses, so no replica waits on a dead one for longer than that."""
+        ...
+
+    async def release(self, name: str, owner: str) -> None:
+        """Give the lease `name` up, if `owner` holds it: the work is done."""
+        ...
+
+
+def check_settle(record: AskRecord, event: AskEvent) -> None:
+    """`settle`'s guards, shared by every store."""
+    if event.ask_id != record.id:
+        raise ValueError(f"event of ask {event.ask_id!r} settled with ask {record.id!r}")
+    if not record.settled:
+        raise ValueError(f"ask {record.id!r} is still pending: settle takes a settled record")
+
+
+def check_advance(record: AskRecord, event: AskEvent) -> None:
+    """`advance`'s guards, shared by every store."""
+    if event.ask_id != record.id:
+        raise ValueError(f"event of ask {event.ask_id!r} saved with ask {record.id!r}")
+    if record.settled:
+        raise ValueError(f"ask {record.id!r} is settled: advance saves progress, settle ends it")
+
+
+def lease_for(holder: str, held_until: float, owner: str, now: float) -> Lease | None:
+    """The lease `owner` gets of one now held by `holder` ("" for nobody) until
+    `held_until`: None while another owner holds it.
+
+    Owners are `replica#incarnation`: a replica restarted after a crash takes what its
+    previous incarnation held at once (lapsed), without waiting for the lease to run out."""
+    if holder in ("", owner):
+        return Lease()
+    if held_until > now and not _predecessor(holder, owner):
+        return None
+    return Lease(lapsed=holder)
+
+
+def _predecessor(holder: str, owner: str) -> bool:
+    replica, mark, _ = owner.partition("#")
+    return bool(mark) and holder.startswith(f"{replica}#")

@@ -1,0 +1,206 @@
+"""The vocabulary of storage: an ask as a record, its events, threads, inbox rows, leases.
+
+Frozen, exact pydantic models that import no behaviour: what a store keeps, and what every
+layer above it reads.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bot.outcomes import AskError, AskState, EventKind, Verdict
+from provider import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    AskUserQuestionRequest,
+    PlanReviewIntent,
+)
+
+__all__ = [
+    "Approval",
+    "AskError",
+    "AskEvent",
+    "AskRecord",
+    "AskState",
+    "EventKind",
+    "InboxItem",
+    "InboxKind",
+    "Lease",
+    "PartAnswer",
+    "ThreadKey",
+    "ThreadRef",
+    "Verdict",
+    "compact_questions",
+]
+
+ThreadKey = tuple[str, str]  # (channel, thread ts)
+
+
+class Record(BaseModel):
+    """Base of stored models: frozen, exact about fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ThreadRef(Record):
+    """A Slack conversation, and the thread in it (None: post at the top level)."""
+
+    channel: str
+    thread_ts: str | None = None
+
+
+class PartAnswer(Record):
+    """One part of a split ask, answered."""
+
+    by: str
+    at: float
+    answers: list[AskUserQuestionAnswerItem]
+
+
+class Approval(Record):
+    """One reviewer's approval of a plan."""
+
+    by: str
+    at: float
+
+
+class AskRecord(Record):
+    """One ask: the request, where it is shown, and how it ended."""
+
+    id: str
+    questions: list[AskUserQuestionItem]
+    created_at: float
+    agent_id: str | None = None
+    agent_name: str | None = None
+    idempotency_key: str | None = None
+    channel: str | None = None
+    thread_ts: str | None = None
+    message_ts: list[str] = Field(default_factory=list)  # one per part, once posted
+    state: AskState = AskState.PENDING
+    verdict: Verdict | None = None
+    answer: AskUserQuestionAnswer | None = None
+    error: AskError | None = None
+    decided_by: str | None = None
+    decided_at: float | None = None
+    reason: str | None = None  # in people's words, why it ended (withdrawn, failed…)
+    parts_done: dict[int, PartAnswer] = Field(default_factory=dict)
+    approvals: list[Approval] = Field(default_factory=list)  # plan reviews, in order
+    revision: int = 1  # plan reviews: 2 and up revise a declined plan of the same agent
+    revises: str | None = None  # the ask id of that declined plan
+    reminded_at: float | None = None
+    shown: bool = False  # the decided message shows the decision (controls gone)
+    # Bumped by each progress save (`AskStore.advance`): a copy read before another
+    # replica's save is stale, and its save is refused instead of overwriting that one.
+    version: int = 0
+
+    def evolve(self, **changes: object) -> AskRecord:
+        """A copy with `changes`, not validated (like `model_copy`). Every evolved record
+        shares one set of "fields set" (nothing here reads it): thousands of pending asks
+        carry no such set each (0.7 KiB less per ask than `model_copy`)."""
+        return AskRecord.model_construct(_EVERY_FIELD, **{**self.__dict__, **changes})
+
+    @property
+    def request(self) -> AskUserQuestionRequest:
+        """The questions as a seam request (no agent or signal: those are runtime-only)."""
+        return AskUserQuestionRequest(questions=self.questions)
+
+    @property
+    def settled(self) -> bool:
+        """Whether the ask has ended, one way or another."""
+        return self.state is not AskState.PENDING
+
+    @property
+    def queued(self) -> bool:
+        """Pending and not in Slack yet: it waits its turn in its channel (or a retry)."""
+        return not self.settled and not self.message_ts
+
+    @property
+    def ended_as(self) -> Verdict | None:
+        """How the ask ended (None while pending); a settled record without a verdict was
+        written before verdicts were kept, and is read by its state."""
+        if not self.settled:
+            return None
+        if self.verdict is not None:
+            return self.verdict
+        return Verdict.ANSWERED if self.state is AskState.ANSWERED else Verdict.FAILED
+
+    @property
+    def is_plan_review(self) -> bool:
+        """A lone question with a plan-review intent."""
+        return len(self.questions) == 1 and isinstance(self.questions[0].intent, PlanReviewIntent)
+
+    @property
+    def approved(self) -> bool:
+        """Whether a plan review ended with its approving label chosen."""
+        intent = self.questions[0].intent if self.is_plan_review else None
+        if self.answer is None or intent is None:
+            return False
+        return self.answer.answers[0].selected == [intent.approve]
+
+
+_EVERY_FIELD = set(AskRecord.model_fields)
+_QUESTION_FIELDS = set(AskUserQuestionItem.model_fields)
+_OPTION_FIELDS = set(AskUserQuestionOption.model_fields)
+
+
+def compact_questions(questions: list[AskUserQuestionItem]) -> list[AskUserQuestionItem]:
+    """The same (validated) questions, rebuilt so that every question and option shares
+    its class's one "fields set" (nothing here reads it): a pending ask's questions then
+    carry no set per model (0.2 KiB each)."""
+    return [
+        AskUserQuestionItem.model_construct(
+            _QUESTION_FIELDS,
+            **{
+                **question.__dict__,
+                "options": None
+                if question.options is None
+                else [
+                    AskUserQuestionOption.model_construct(_OPTION_FIELDS, **option.__dict__)
+                    for option in question.options
+                ],
+            },
+        )
+        for question in questions
+    ]
+
+
+class AskEvent(Record):
+    """One line of an ask's history."""
+
+    ask_id: str
+    at: float
+    kind: EventKind
+    actor: str | None = None
+    detail: str = ""
+
+
+class InboxKind(StrEnum):
+    """The Slack interactions that can change an ask, kept in the inbox until handled."""
+
+    BLOCK_ACTIONS = "block_actions"
+    VIEW_SUBMISSION = "view_submission"
+    VIEW_CLOSED = "view_closed"
+    MESSAGE = "message"
+
+
+class InboxItem(Record):
+    """One acked Slack interaction, stored before its ack and deleted once handled.
+
+    `body` is the request body as Slack signed it (Socket Mode: the envelope's payload as
+    JSON), so a restart can hand it to the same handler again."""
+
+    id: str
+    received_at: float
+    kind: InboxKind
+    body: str
+
+
+class Lease(Record):
+    """A lease granted (`AskStore.lease`): `lapsed` names the owner whose lease ran out
+    while held (it crashed, or was too slow), so its work may be half done."""
+
+    lapsed: str | None = None

@@ -12,7 +12,7 @@ import pytest
 from bot.config import ConfigError
 from bot.mcp.main import NOWHERE, RelayTarget, SocketTarget, parse_mcp_args, resolve_target
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 RELAY = {"SLACK_QUESTIONS_RELAY_URL": "http://relay:3000", "SLACK_QUESTIONS_RELAY_TOKEN": "t" * 20}
 SOCKET = {
     "SLACK_BOT_TOKEN": "xoxb-1",

@@ -29,7 +29,7 @@ from bot.store import (
 from bot.store.sqlite import MIGRATIONS, SCHEMA_VERSION, SqliteStore, StoreError, migrate
 from provider import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionItem
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 NAME = AskUserQuestionItem(id="name", question="Name the service")
 
 

@@ -39,7 +39,7 @@ async def held(
         entered.set()  # we run on into the wait, which enters before it first suspends
         return await wait_on(key, held=held)
 
-    waiters.wait = wait_noted  # type: ignore[method-assign]
+    waiters.wait = wait_noted  # type: ignore[method-assign,assignment]
     try:
         get = asyncio.create_task(
             relay(http, "GET", f"{server.url}/v1/asks/{ask_id}", params={"wait": wait})

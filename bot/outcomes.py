@@ -2,7 +2,9 @@
 
 Every other vocabulary is read from here: the store keeps `Verdict` and `AskState`, the event
 log writes the ending's `EventKind`, the agent gets its `ErrorCode` and message, and each
-Slack surface words the `Verdict` in its own table (render/). Nothing here renders or does I/O.
+Slack surface words the `Verdict` in its own table (render/). A plan review's endings are
+rows too (`PLAN_ENDINGS`): which one a decided review had is told here once, and every surface
+that shows a review heads it with that row's emoji and words. Nothing here renders or does I/O.
 """
 
 from __future__ import annotations
@@ -12,11 +14,22 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict
 
-from provider import ErrorCode
+from provider import AskUserQuestionAnswerItem, ErrorCode
 from provider.errors import ABORTED_MESSAGE
 from provider.relay_wire import AskState
 
-__all__ = ["ENDINGS", "AskError", "AskState", "Ending", "EventKind", "Verdict"]
+__all__ = [
+    "ENDINGS",
+    "PLAN_ENDINGS",
+    "AskError",
+    "AskState",
+    "Ending",
+    "EventKind",
+    "PlanEnding",
+    "PlanOutcome",
+    "Verdict",
+    "plan_outcome",
+]
 
 
 class Verdict(StrEnum):
@@ -96,3 +109,65 @@ ENDINGS: dict[Verdict, Ending] = {
     ),
     Verdict.FAILED: Ending(AskState.FAILED, EventKind.FAILED, ErrorCode.ASK_FAILED),
 }
+
+
+class PlanOutcome(StrEnum):
+    """How a plan review ended, as the people who decide one see it."""
+
+    APPROVED = "approved"
+    CHANGES_REQUESTED = "changes_requested"
+    DECLINED = "declined"  # a label other than the approving one
+    DISCUSSED = "discussed"
+    EXPIRED = "expired"
+    WITHDRAWN = "withdrawn"
+    FAILED = "failed"  # failed, or (a review has no form) closed
+
+
+@dataclass(frozen=True)
+class PlanEnding:
+    """One way a plan review ends: the verdict it is, and the emoji and words it is headed
+    with (plain words: each surface adds its own markup and who and when)."""
+
+    verdict: Verdict
+    emoji: str
+    words: str
+
+
+PLAN_ENDINGS: dict[PlanOutcome, PlanEnding] = {
+    PlanOutcome.APPROVED: PlanEnding(Verdict.ANSWERED, ":white_check_mark:", "Approved"),
+    PlanOutcome.CHANGES_REQUESTED: PlanEnding(Verdict.ANSWERED, ":memo:", "Changes requested"),
+    PlanOutcome.DECLINED: PlanEnding(Verdict.ANSWERED, ":no_entry:", "Declined"),
+    PlanOutcome.DISCUSSED: PlanEnding(
+        Verdict.CANCELLED, ":speech_balloon:", "moved this plan to a discussion in the thread"
+    ),
+    PlanOutcome.EXPIRED: PlanEnding(
+        Verdict.EXPIRED, ":alarm_clock:", "Expired unapproved: nobody answered"
+    ),
+    PlanOutcome.WITHDRAWN: PlanEnding(
+        Verdict.WITHDRAWN, ":heavy_minus_sign:", "Withdrawn, nobody answered"
+    ),
+    PlanOutcome.FAILED: PlanEnding(Verdict.FAILED, ":warning:", "Could not be collected"),
+}
+
+_PLAN_OUTCOME_OF: dict[Verdict, PlanOutcome] = {
+    Verdict.CANCELLED: PlanOutcome.DISCUSSED,
+    Verdict.EXPIRED: PlanOutcome.EXPIRED,
+    Verdict.WITHDRAWN: PlanOutcome.WITHDRAWN,
+    Verdict.FAILED: PlanOutcome.FAILED,
+    Verdict.CLOSED: PlanOutcome.FAILED,
+}
+
+
+def plan_outcome(
+    verdict: Verdict, item: AskUserQuestionAnswerItem | None, approve: str | None
+) -> PlanOutcome:
+    """How a review ended with `verdict` and answer `item`, `approve` its approving label: an
+    answer is an approval when it is that label alone, requested changes when it has a
+    comment, and a decline otherwise (fail closed)."""
+    if verdict is not Verdict.ANSWERED:
+        return _PLAN_OUTCOME_OF[verdict]
+    if item is not None and approve is not None and item.selected == [approve]:
+        return PlanOutcome.APPROVED
+    if item is not None and item.custom is not None:
+        return PlanOutcome.CHANGES_REQUESTED
+    return PlanOutcome.DECLINED

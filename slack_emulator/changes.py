@@ -6,6 +6,11 @@ import asyncio
 from collections.abc import Callable
 
 
+class NotAnEmulatorChange(AssertionError):
+    """A condition came true without the emulator changing: waiting on the emulator for it
+    would always wait out the timeout, so the wait fails instead of passing slowly."""
+
+
 class Changes:
     """Wakes every waiter whenever something the emulator records or stores changes."""
 
@@ -22,7 +27,12 @@ class Changes:
         self._waiters.clear()
 
     async def wait_until(self, predicate: Callable[[], bool], *, within: float, what: str) -> None:
-        """Return once `predicate()` holds; raise TimeoutError naming `what` after `within` s."""
+        """Return once `predicate()` holds; raise TimeoutError naming `what` after `within` s.
+
+        The predicate is re-checked on each change only. One that came true without a change
+        (the app's own state, a store, a task) is found out when the time is up: that raises
+        `NotAnEmulatorChange`, so a test awaits the event it needs instead of the timeout.
+        """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + within
         while not predicate():
@@ -38,6 +48,11 @@ class Changes:
                 async with asyncio.timeout(remaining):
                     await waiter
             except TimeoutError:
-                pass
+                # The timeout cancels the waiter unless a change arrived with it (an answer).
+                if waiter.cancelled() and predicate():
+                    raise NotAnEmulatorChange(
+                        f"{what} came true without an emulator change: waited out all {within} s"
+                        " for it; await the event that makes it true instead"
+                    ) from None
             finally:
                 self._waiters.discard(waiter)

@@ -37,6 +37,17 @@ def test_ci_runs_the_readmes_test_command_exactly() -> None:
     assert test in (ROOT / ".ci" / "run").read_text().splitlines()
 
 
+def test_ci_also_runs_every_marked_test_the_default_run_leaves_out() -> None:
+    pytest_options = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"][
+        "ini_options"
+    ]
+    markers = sorted(line.split(":")[0] for line in pytest_options["markers"])
+    left_out = " and ".join(f"not {marker}" for marker in markers)
+    assert f"-m '{left_out}'" in pytest_options["addopts"]
+    marked_run = f'.venv/bin/python -m pytest -m "{" or ".join(markers)}"'
+    assert marked_run in (ROOT / ".ci" / "run").read_text().splitlines()
+
+
 def test_the_manifest_subscribes_to_the_events_the_app_listens_for() -> None:
     settings = manifest()["settings"]
     assert sorted(settings["event_subscriptions"]["bot_events"]) == [

@@ -20,7 +20,7 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from bot.block_ids import Action, AskRef, BlockKind, Callback, OptionRef, PageRef, ViewMeta
-from bot.outcomes import Verdict
+from bot.outcomes import PLAN_ENDINGS, PlanOutcome, plan_outcome
 from bot.render.decided import Settlement, answer_text, when
 from bot.render.layout import AskLayout
 from bot.render.message import MessageContent, agent_label
@@ -209,22 +209,22 @@ def settled_plan_review(
     who = f"<@{settlement.actor}>" if settlement.actor else "someone"
     item = settlement.answers.get(question.id)
     approve = question.intent.approve if question.intent else None
-    match settlement.verdict:
-        case Verdict.ANSWERED if item is not None and item.selected == [approve]:
+    outcome = plan_outcome(settlement.verdict, item, approve)
+    row = PLAN_ENDINGS[outcome]
+    match outcome:
+        case PlanOutcome.APPROVED:
             by = ", ".join(f"<@{user}>" for user, _ in status.approvals) or who
-            line = f":white_check_mark: *Approved* by {by} · {stamp}"
-        case Verdict.ANSWERED if item is not None and item.custom is not None:
-            line = f":memo: *Changes requested* by {who} · {stamp}\n{answer_text(question, item)}"
-        case Verdict.ANSWERED:
-            line = f":no_entry: *Declined* by {who}: {answer_text(question, item)} · {stamp}"
-        case Verdict.CANCELLED:
-            line = f":speech_balloon: {who} moved this plan to a discussion in the thread · {stamp}"
-        case Verdict.EXPIRED:
-            line = f":alarm_clock: *Expired unapproved: nobody answered*{_reason(settlement)} · {stamp}"
-        case Verdict.WITHDRAWN:
-            line = f":heavy_minus_sign: *Withdrawn, nobody answered*{_reason(settlement)} · {stamp}"
-        case Verdict.FAILED | Verdict.CLOSED:
-            line = f":warning: Could not be collected{_reason(settlement)} · {stamp}"
+            line = f"{row.emoji} *{row.words}* by {by} · {stamp}"
+        case PlanOutcome.CHANGES_REQUESTED:
+            line = f"{row.emoji} *{row.words}* by {who} · {stamp}\n{answer_text(question, item)}"
+        case PlanOutcome.DECLINED:
+            line = f"{row.emoji} *{row.words}* by {who}: {answer_text(question, item)} · {stamp}"
+        case PlanOutcome.DISCUSSED:
+            line = f"{row.emoji} {who} {row.words} · {stamp}"
+        case PlanOutcome.EXPIRED | PlanOutcome.WITHDRAWN:
+            line = f"{row.emoji} *{row.words}*{_reason(settlement)} · {stamp}"
+        case PlanOutcome.FAILED:
+            line = f"{row.emoji} {row.words}{_reason(settlement)} · {stamp}"
     blocks = [
         *parts.heading,
         *parts.plan,

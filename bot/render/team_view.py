@@ -24,6 +24,7 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
+from bot.outcomes import PLAN_ENDINGS, PlanOutcome, plan_outcome
 from bot.render import MessageContent
 from bot.render.decided import when
 from bot.render.layout import MESSAGE_BLOCKS_MAX
@@ -246,15 +247,15 @@ def _plan_outcome(record: AskRecord, verdict: Verdict) -> list[str]:
     item = record.answer.answers[0] if record.answer and record.answer.answers else None
     who = _who(record.decided_by)
     if verdict is Verdict.ANSWERED and item is not None and intent is not None:
-        if item.selected == [intent.approve]:
-            return [f":white_check_mark: *Approved* by {_approvers(record) or who}"]
-        if item.custom is not None:
-            comment = escaped_within(" ".join(item.custom.split()), ANSWER_MAX)
-            return [f":memo: *Changes requested* by {who}", f"> {comment}", *_earlier(record)]
-        return [
-            f":no_entry: *Declined* by {who}: {_answer_words(item)}",
-            *_earlier(record),
-        ]
+        outcome = plan_outcome(verdict, item, intent.approve)
+        head = f"{PLAN_ENDINGS[outcome].emoji} *{PLAN_ENDINGS[outcome].words}* by"
+        if outcome is PlanOutcome.APPROVED:
+            return [f"{head} {_approvers(record) or who}"]
+        if outcome is PlanOutcome.CHANGES_REQUESTED:
+            comment = escaped_within(" ".join((item.custom or "").split()), ANSWER_MAX)
+            return [f"{head} {who}", f"> {comment}", *_earlier(record)]
+        return [f"{head} {who}: {_answer_words(item)}", *_earlier(record)]
+    # A review that ended undecided reads like any other ask's ending in this list.
     return [_outcome(record, verdict), *_earlier(record)]
 
 

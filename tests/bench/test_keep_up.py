@@ -9,6 +9,11 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
+# A minute and more of real processes: .ci/run runs it, the default suite leaves it out.
+pytestmark = pytest.mark.bench
+
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = [
     "asks at once, one channel",

@@ -8,9 +8,24 @@ from pathlib import Path
 
 import pytest
 
-from bot.outcomes import ENDINGS, AskError, AskState, EventKind, Verdict
+from bot.outcomes import (
+    ENDINGS,
+    PLAN_ENDINGS,
+    AskError,
+    AskState,
+    EventKind,
+    PlanOutcome,
+    Verdict,
+    plan_outcome,
+)
 from bot.store.sqlite import SqliteStore
-from provider import AbortController, AskUserQuestionAnswer, ErrorCode, UserQuestionError
+from provider import (
+    AbortController,
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    ErrorCode,
+    UserQuestionError,
+)
 from provider.errors import ABORTED_MESSAGE
 from provider.relay_wire import AskState as WireAskState
 from slack_emulator import ApiError, RateLimited, ServerError, SlackEmulator, Slow
@@ -187,6 +202,38 @@ def test_a_failure_says_its_detail_and_an_answer_is_no_error() -> None:
         code=ErrorCode.ASK_FAILED, message="channel_not_found"
     )
     assert ENDINGS[Verdict.ANSWERED].error("ignored") is None
+
+
+def item(**fields: object) -> AskUserQuestionAnswerItem:
+    return AskUserQuestionAnswerItem.model_validate({"id": "plan", **fields})
+
+
+@pytest.mark.parametrize(
+    ("verdict", "answer", "outcome"),
+    [
+        (Verdict.ANSWERED, item(selected=["Approve"]), PlanOutcome.APPROVED),
+        (Verdict.ANSWERED, item(selected=["Approve", "Revise"]), PlanOutcome.DECLINED),
+        (Verdict.ANSWERED, item(custom="split step 2"), PlanOutcome.CHANGES_REQUESTED),
+        (Verdict.ANSWERED, item(selected=["Revise"]), PlanOutcome.DECLINED),
+        (Verdict.ANSWERED, None, PlanOutcome.DECLINED),
+        (Verdict.CANCELLED, None, PlanOutcome.DISCUSSED),
+        (Verdict.EXPIRED, None, PlanOutcome.EXPIRED),
+        (Verdict.WITHDRAWN, None, PlanOutcome.WITHDRAWN),
+        (Verdict.FAILED, None, PlanOutcome.FAILED),
+        (Verdict.CLOSED, None, PlanOutcome.FAILED),
+    ],
+)
+def test_a_plan_review_ending_is_told_from_its_verdict_and_answer(
+    verdict: Verdict, answer: AskUserQuestionAnswerItem | None, outcome: PlanOutcome
+) -> None:
+    assert plan_outcome(verdict, answer, "Approve") is outcome
+    assert PLAN_ENDINGS[outcome].verdict is (
+        Verdict.FAILED if verdict is Verdict.CLOSED else verdict
+    )
+
+
+def test_every_plan_ending_has_its_row() -> None:
+    assert set(PLAN_ENDINGS) == set(PlanOutcome)
 
 
 def test_the_store_and_the_relay_share_one_ask_state() -> None:

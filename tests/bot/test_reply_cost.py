@@ -16,6 +16,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+import pytest
+
 from slack_emulator import ApiCall
 
 from .harness import ALICE, CHANNEL, Bot
@@ -85,6 +87,8 @@ async def reply_lines(bot: Bot) -> int:
     return count[0]
 
 
+# Two thousand asks posted through the emulator take seconds by their nature: .ci/run runs it.
+@pytest.mark.slow
 async def test_a_reply_runs_the_same_code_with_2000_asks_pending_as_with_10(bot: Bot) -> None:
     waiting = await pending(bot, 10)
     await reply_lines(bot)  # warm-up: first-time work (imports, caches) is not the reply's

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from slack_emulator.changes import Changes
+from slack_emulator.changes import Changes, NotAnEmulatorChange
 
 
 async def test_a_waiter_cancelled_as_a_change_arrives_ends_cancelled() -> None:
@@ -28,3 +28,17 @@ async def test_a_waiter_returns_once_its_condition_holds_after_a_change() -> Non
     state["done"] = True
     changes.notify()
     await asyncio.wait_for(waiting, 1.0)
+
+
+async def test_a_condition_come_true_without_a_change_fails_rather_than_waits_it_out() -> None:
+    changes = Changes()
+    state = {"done": False}
+    asyncio.get_running_loop().call_soon(state.update, {"done": True})
+    with pytest.raises(NotAnEmulatorChange, match="done came true without an emulator change"):
+        await changes.wait_until(lambda: state["done"], within=0.05, what="done")
+
+
+async def test_a_condition_still_false_when_the_time_is_up_times_out() -> None:
+    changes = Changes()
+    with pytest.raises(TimeoutError, match=r"timed out after 0\.01 s waiting for never"):
+        await changes.wait_until(lambda: False, within=0.01, what="never")

@@ -19,9 +19,13 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 async def read_until(stream: asyncio.StreamReader, marker: str, seen: list[str]) -> str:
-    """Read output until a line holding `marker`; every line read is kept in `seen`."""
+    """Read output until a line holding `marker`; every line read is kept in `seen` and
+    shown when the marker does not come."""
     while True:
-        line = (await asyncio.wait_for(stream.readline(), 30)).decode()
+        try:
+            line = (await asyncio.wait_for(stream.readline(), 30)).decode()
+        except TimeoutError:
+            raise AssertionError(f"no {marker!r} within 30 s:\n{''.join(seen)}") from None
         if not line:
             raise AssertionError(f"output ended before {marker!r}:\n{''.join(seen)}")
         seen.append(line)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 import requests
 import schemathesis
 from hypothesis import HealthCheck, Phase, given, settings
@@ -66,6 +67,8 @@ def fuzz(base_url: str) -> list[str]:
     return ran
 
 
+# Hundreds of generated requests take seconds by their nature: .ci/run runs it.
+@pytest.mark.slow
 async def test_the_relay_answers_every_generated_request_as_its_openapi_document_says(
     server: Server,
 ) -> None:

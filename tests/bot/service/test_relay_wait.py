@@ -27,15 +27,28 @@ async def created(server: Server, http: aiohttp.ClientSession, emu: SlackEmulato
 
 
 async def held(
-    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator, ask_id: str, wait: str
+    server: Server, http: aiohttp.ClientSession, ask_id: str, wait: str
 ) -> asyncio.Task[tuple[int, Any]]:
     """A `GET ?wait=` on `ask_id`, once it is held open (waiting on the ask)."""
     waiters = server.provider.asks.waiters
     before = waiters.waiting(ask_id)
-    get = asyncio.create_task(
-        relay(http, "GET", f"{server.url}/v1/asks/{ask_id}", params={"wait": wait})
-    )
-    await emu.wait_for(lambda: waiters.waiting(ask_id) == before + 1, what="the GET held open")
+    entered = asyncio.Event()
+    wait_on = waiters.wait
+
+    async def wait_noted(key: str, *, held: bool = False) -> AskRecord:
+        entered.set()  # we run on into the wait, which enters before it first suspends
+        return await wait_on(key, held=held)
+
+    waiters.wait = wait_noted  # type: ignore[method-assign,assignment]
+    try:
+        get = asyncio.create_task(
+            relay(http, "GET", f"{server.url}/v1/asks/{ask_id}", params={"wait": wait})
+        )
+        async with asyncio.timeout(5.0):
+            await entered.wait()
+    finally:
+        del waiters.wait  # the class's own again
+    assert waiters.waiting(ask_id) == before + 1
     return get
 
 
@@ -57,7 +70,7 @@ async def test_a_held_get_is_answered_with_the_settled_record_and_nothing_is_rea
 ) -> None:
     ask_id = await created(server, http, emu)
     reads = counting_reads(server, monkeypatch)
-    waiting = await held(server, http, emu, ask_id, "30")
+    waiting = await held(server, http, ask_id, "30")
     await emu.person(ALICE).click(await posted(emu), text="SQLite")
     assert await waiting == (
         200,
@@ -77,7 +90,7 @@ async def test_a_pending_ask_holds_no_waiter_until_a_get_waits_on_it(
     ask_id = await created(server, http, emu)
     waiters = server.provider.asks.waiters
     assert waiters.waiting(ask_id) == 0
-    waiting = await held(server, http, emu, ask_id, "30")
+    waiting = await held(server, http, ask_id, "30")
     assert waiters.waiting(ask_id) == 1
     await emu.person(ALICE).click(await posted(emu), text="SQLite")
     await waiting
@@ -89,7 +102,7 @@ async def test_a_held_get_waits_in_its_request_task_and_starts_no_task(
 ) -> None:
     ask_id = await created(server, http, emu)
     before = asyncio.all_tasks()
-    waiting = await held(server, http, emu, ask_id, "30")
+    waiting = await held(server, http, ask_id, "30")
     started = asyncio.all_tasks() - before - {waiting}
     # aiohttp's own (the connection's, the request's), none of the relay's.
     coroutines = {task.get_coro().__qualname__ for task in started}  # type: ignore[union-attr]
@@ -126,7 +139,7 @@ async def test_closing_the_relay_answers_every_held_get_at_once_with_its_state(
     server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
 ) -> None:
     ask_id = await created(server, http, emu)
-    gets = [await held(server, http, emu, ask_id, "60") for _ in range(3)]
+    gets = [await held(server, http, ask_id, "60") for _ in range(3)]
     server.relay.close()
     async with asyncio.timeout(5):  # not the 60 s they asked to wait
         answers = await asyncio.gather(*gets)
@@ -150,8 +163,8 @@ async def test_two_gets_held_on_one_ask_both_get_the_answer(
     server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
 ) -> None:
     ask_id = await created(server, http, emu)
-    first = await held(server, http, emu, ask_id, "30")
-    second = await held(server, http, emu, ask_id, "30")
+    first = await held(server, http, ask_id, "30")
+    second = await held(server, http, ask_id, "30")
     await emu.person(ALICE).click(await posted(emu), text="Postgres")
     views = [view for _, view in await asyncio.gather(first, second)]
     assert [(v["state"], v["answer"]) for v in views] == [

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 from bot.store import AskState, EventKind
 from bot.store.postgres import PostgresStore
@@ -118,6 +119,8 @@ async def test_an_ask_made_on_a_is_withdrawn_through_b(
     assert waited == view
 
 
+# Seconds of load by its nature (a thousand clicks over two processes): .ci/run runs it.
+@pytest.mark.slow
 async def test_a_thousand_clicks_raced_over_both_replicas_answer_fifty_asks_once_each(
     emu: SlackEmulator, postgres_url: str
 ) -> None:

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any, Final
+from collections.abc import Sequence
+from typing import Any, Final, Protocol
 
 import aiohttp
-from pydantic import BaseModel, ConfigDict
-from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncRespond
+from slack_sdk.webhook import WebhookResponse
 
-from bot.payloads import read
 from bot.render.team_view import command_message, home_view
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.store import AskRecord, AskState, AskStore
-from bot.tasks import Tasks
 
 log = logging.getLogger(__name__)
 
@@ -30,13 +28,12 @@ LOOKUPS_AT_ONCE: Final = 8  # chat.getPermalink is Tier 4: plenty, but not 75 at
 CACHED_LINKS: Final = 2000
 
 
-class HomeOpened(BaseModel):
-    """The parts of `app_home_opened` we read."""
+class Respond(Protocol):
+    """A slash command's reply through its response_url (Bolt's `respond` is one)."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    user: str
-    tab: str
+    async def __call__(
+        self, *, text: str, blocks: Sequence[dict[str, Any]], response_type: str
+    ) -> WebhookResponse: ...
 
 
 class TeamView:
@@ -79,7 +76,7 @@ class TeamView:
                 del self._links[next(iter(self._links))]  # the oldest entry
             self._links[(channel, ts)] = permalink
 
-    async def answer_command(self, respond: AsyncRespond, user: str) -> None:
+    async def answer_command(self, respond: Respond, user: str) -> None:
         """Answer `/agent-questions` ephemerally, through the command's response_url."""
         records, older = await self.records()
         content = command_message(records, await self.links(records), older=older)
@@ -107,25 +104,3 @@ class TeamView:
             await self.client.views_publish(user_id=user, view=view)
         except SlackCallFailed:
             log.exception("could not publish the Home tab of %s", user)
-
-
-def register_team_view(app: AsyncApp, team: TeamView, tasks: Tasks) -> None:
-    """Wire `/agent-questions` and the Home tab to `team`, the one team view (the relay's
-    list reads its permalinks too, so a link looked up for one is cached for both)."""
-
-    @app.command(COMMAND)
-    async def on_command(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond | None) -> None:
-        # An empty ack shows nothing; the list follows through the response_url.
-        await ack()
-        user = body.get("user_id")
-        if respond is None or respond.response_url is None or not isinstance(user, str):
-            log.warning("ignoring a %s without a response_url or user", COMMAND)
-            return
-        tasks.spawn(team.answer_command(respond, user), name="team command")
-
-    @app.event("app_home_opened")
-    async def on_home_opened(event: dict[str, Any]) -> None:
-        opened = read(HomeOpened, event)
-        # The Messages and About tabs send this event too; only Home is ours to draw.
-        if opened is not None and opened.tab == "home":
-            tasks.spawn(team.publish_home(opened.user), name="team home")

@@ -8,10 +8,10 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.logger.messages import warning_client_prioritized_and_token_skipped
 
 from bot.interactions.intake import Intake
-from bot.interactions.listeners import register_listeners
+from bot.interactions.listeners import register_listeners, register_team_view
 from bot.slack.api import SlackClient
 from bot.tasks import Tasks
-from bot.team import TeamView, register_team_view
+from bot.team import TeamView
 
 
 def build_app(

@@ -1,20 +1,28 @@
 """The Bolt registrations: each interaction of ours goes to the intake (`intake.py`), which
 parses it once, runs its phase before the ack, acks and dispatches it. An input's change and
-a read-only modal's submission only need their ack.
+a read-only modal's submission only need their ack. `/agent-questions` and the Home tab go
+to the one `TeamView`.
 
 Bolt injects a listener's arguments by name; that stops here, and the intake takes typed ones.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltRequest
+from pydantic import BaseModel, ConfigDict
+from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltRequest, AsyncRespond
 
 from bot.block_ids import PICK_PATTERN, Action, Callback
 from bot.interactions.intake import Intake
+from bot.payloads import read
 from bot.store import InboxKind
+from bot.tasks import Tasks
+from bot.team import COMMAND, TeamView
+
+log = logging.getLogger(__name__)
 
 Listener = Callable[[AsyncAck, dict[str, Any], AsyncBoltRequest], Awaitable[None]]
 
@@ -52,3 +60,34 @@ def _to(intake: Intake, kind: InboxKind) -> Listener:
         await intake.accept(kind, body, request.raw_body, ack)
 
     return listener
+
+
+class HomeOpened(BaseModel):
+    """The parts of `app_home_opened` we read."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    user: str
+    tab: str
+
+
+def register_team_view(app: AsyncApp, team: TeamView, tasks: Tasks) -> None:
+    """Wire `/agent-questions` and the Home tab to `team`, the one team view (the relay's
+    list reads its permalinks too, so a link looked up for one is cached for both)."""
+
+    @app.command(COMMAND)
+    async def on_command(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond | None) -> None:
+        # An empty ack shows nothing; the list follows through the response_url.
+        await ack()
+        user = body.get("user_id")
+        if respond is None or respond.response_url is None or not isinstance(user, str):
+            log.warning("ignoring a %s without a response_url or user", COMMAND)
+            return
+        tasks.spawn(team.answer_command(respond, user), name="team command")
+
+    @app.event("app_home_opened")
+    async def on_home_opened(event: dict[str, Any]) -> None:
+        opened = read(HomeOpened, event)
+        # The Messages and About tabs send this event too; only Home is ours to draw.
+        if opened is not None and opened.tab == "home":
+            tasks.spawn(team.publish_home(opened.user), name="team home")

@@ -48,7 +48,6 @@ EVENT_SCOPES: Final[dict[str, frozenset[str]]] = {
 SLASH_COMMAND_SCOPE: Final = "commands"
 
 _CLIENT_CALL = re.compile(r"\bclient\.([A-Za-z]+(?:_[A-Za-z]+)+)\(")
-_SLACK_CALL = re.compile(r"""\bslack_call\(\s*["']([A-Za-z.]+)["']""")
 
 
 def manifest() -> dict[str, Any]:
@@ -58,8 +57,7 @@ def manifest() -> dict[str, Any]:
 
 
 def methods_called() -> set[str]:
-    """Every Web API method `bot/` calls: `client.chat_postMessage(` → `chat.postMessage`,
-    and every method named to `slack_call(...)`."""
+    """Every Web API method `bot/` calls: `client.chat_postMessage(` → `chat.postMessage`."""
     found: set[str] = set()
     for path in (ROOT / "bot").rglob("*.py"):
         source = path.read_text()
@@ -67,7 +65,6 @@ def methods_called() -> set[str]:
             # Only the Web API client's own methods (not e.g. a socket client's is_connected).
             if callable(getattr(AsyncWebClient, name, None)):
                 found.add(name.replace("_", "."))
-        found.update(_SLACK_CALL.findall(source))
     return found
 
 

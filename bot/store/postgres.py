@@ -22,8 +22,6 @@ a write that rolled back or touched no row (listeners: bot/store/postgres_notify
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import TracebackType
-from typing import Self
 
 from psycopg import errors as pg_errors
 
@@ -39,6 +37,7 @@ from bot.store import (
     check_settle,
     lease_for,
 )
+from bot.store.connected import Connected
 from bot.store.postgres_connect import CONNECT_TIMEOUT_S, PostgresStoreError
 from bot.store.postgres_pool import (
     APPLICATION_NAME,
@@ -69,7 +68,7 @@ _ASK_COLUMNS = "(id, idempotency_key, state, created_at, record)"
 _ASK_VALUES = "(%s, %s, %s, %s, %s::jsonb)"
 
 
-class PostgresStore:
+class PostgresStore(Connected[PostgresPool]):
     """An `AskStore` on PostgreSQL. `await PostgresStore.open(url)`; `await close()`.
 
     Also an async context manager: `async with PostgresStore(url) as store: ...`.
@@ -83,13 +82,15 @@ class PostgresStore:
         max_connections: int = 10,
         connect_timeout: float = CONNECT_TIMEOUT_S,
     ) -> None:
-        self._pool = PostgresPool(
-            url,
-            min_connections=min_connections,
-            max_connections=max_connections,
-            connect_timeout=connect_timeout,
+        super().__init__(
+            PostgresPool(
+                url,
+                min_connections=min_connections,
+                max_connections=max_connections,
+                connect_timeout=connect_timeout,
+            )
         )
-        self.target = self._pool.target
+        self.target = self._db.target
 
     @classmethod
     async def open(
@@ -110,38 +111,13 @@ class PostgresStore:
         await store.start()
         return store
 
-    async def start(self) -> None:
-        """Connect, migrate, and open the pool; `PostgresStoreError` says what to fix."""
-        await self._pool.start()
-
-    async def close(self) -> None:
-        """Close every connection of the pool. Closing twice is fine."""
-        await self._pool.close()
-
-    async def __aenter__(self) -> Self:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    async def check_writable(self) -> None:
-        """Readiness: a connection from the pool on a server that takes writes (not a standby
-        in recovery); `PostgresStoreError` saying why not."""
-        await self._pool.check_writable()
-
     # --- asks ------------------------------------------------------------------------------
 
     async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
         """See `AskStore.add`. The ask and its `created` event commit together; the
         unique idempotency key makes racing adds, from any replica, one ask."""
         created = AskEvent(ask_id=record.id, at=record.created_at, kind=EventKind.CREATED)
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             try:
                 added = await _write_with_event(
                     conn,
@@ -167,14 +143,14 @@ class PostgresStore:
 
     async def get(self, ask_id: str) -> AskRecord | None:
         """See `AskStore.get`."""
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             return await _one_record(conn, "SELECT record::text FROM asks WHERE id = %s", ask_id)
 
     async def save(self, record: AskRecord, event: AskEvent) -> None:
         """See `AskStore.save`: the new record and its event commit together, or neither."""
         if event.ask_id != record.id:
             raise ValueError(f"event of ask {event.ask_id!r} saved with ask {record.id!r}")
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             # An upsert keeps the row's seq, so asks created at the same instant keep order.
             await _write_with_event(
                 conn,
@@ -188,7 +164,7 @@ class PostgresStore:
 
     async def log(self, event: AskEvent) -> None:
         """See `AskStore.log`. `KeyError` if no ask has `event.ask_id`."""
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             try:
                 await conn.execute(
                     "INSERT INTO events (ask_id, at, kind, actor, detail)"
@@ -200,7 +176,7 @@ class PostgresStore:
 
     async def pending(self) -> list[AskRecord]:
         """See `AskStore.pending`: oldest first (by created_at, then by when it was added)."""
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             cursor = await conn.execute(
                 "SELECT record::text FROM asks WHERE state = %s ORDER BY created_at, seq",
                 (AskState.PENDING.value,),
@@ -209,7 +185,7 @@ class PostgresStore:
 
     async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
         """See `AskStore.recent`: newest first (by created_at, then latest added)."""
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             if state is None:
                 cursor = await conn.execute(
                     "SELECT record::text FROM asks ORDER BY created_at DESC, seq DESC LIMIT %s",
@@ -225,7 +201,7 @@ class PostgresStore:
 
     async def events(self, ask_id: str) -> list[AskEvent]:
         """See `AskStore.events`: in the order they were appended."""
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             cursor = await conn.execute(
                 "SELECT at, kind, actor, detail FROM events WHERE ask_id = %s ORDER BY seq",
                 (ask_id,),
@@ -237,12 +213,12 @@ class PostgresStore:
 
     async def thread(self, session: str) -> ThreadRef | None:
         """See `AskStore.thread`."""
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             return await _one_thread(conn, session)
 
     async def set_thread(self, session: str, ref: ThreadRef) -> None:
         """See `AskStore.set_thread`: a later call for the session replaces the thread."""
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             await conn.execute(
                 "INSERT INTO threads (session, channel, thread_ts) VALUES (%s, %s, %s)"
                 " ON CONFLICT (session) DO UPDATE"
@@ -256,7 +232,7 @@ class PostgresStore:
         """See `AskStore.settle`: one conditional UPDATE. Its row lock makes a racing
         replica wait for this commit, then find the ask no longer pending."""
         check_settle(record, event)
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             won = await _write_with_event(
                 conn,
                 "UPDATE asks SET idempotency_key = %s, state = %s, created_at = %s,"
@@ -273,7 +249,7 @@ class PostgresStore:
 
     async def claim_thread(self, session: str, ref: ThreadRef) -> ThreadRef:
         """See `AskStore.claim_thread`: insert-if-absent on the session key."""
-        async with self._pool.transaction() as conn:
+        async with self._db.transaction() as conn:
             # A racing insert of the same session makes this wait for its commit, so the
             # read below always finds the winner.
             await conn.execute(
@@ -290,7 +266,7 @@ class PostgresStore:
 
     async def inbox_add(self, item: InboxItem) -> None:
         """See `AskStore.inbox_add`: one autocommitted INSERT."""
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             try:
                 await conn.execute(
                     "INSERT INTO inbox (id, received_at, kind, body) VALUES (%s, %s, %s, %s)",
@@ -301,12 +277,12 @@ class PostgresStore:
 
     async def inbox_done(self, item_id: str) -> None:
         """See `AskStore.inbox_done`."""
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             await conn.execute("DELETE FROM inbox WHERE id = %s", (item_id,))
 
     async def inbox_pending(self) -> list[InboxItem]:
         """See `AskStore.inbox_pending`: in order of arrival (every replica's)."""
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             cursor = await conn.execute(
                 "SELECT id, received_at, kind, body FROM inbox ORDER BY received_at, seq"
             )
@@ -317,7 +293,7 @@ class PostgresStore:
         """See `AskStore.advance`: one conditional UPDATE on state and version; a racing
         replica waits on the row lock, then finds the version moved and writes nothing."""
         check_advance(record, event)
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             written = await _write_with_event(
                 conn,
                 "UPDATE asks SET idempotency_key = %s, state = %s, created_at = %s,"
@@ -336,7 +312,7 @@ class PostgresStore:
     async def lease(self, name: str, owner: str, *, now: float, until: float) -> Lease | None:
         """See `AskStore.lease`: the row is made if absent, then locked, read and taken in
         one transaction, so racing replicas take turns and only one gets it."""
-        async with self._pool.transaction() as conn:
+        async with self._db.transaction() as conn:
             await conn.execute(
                 "INSERT INTO leases (name, owner, until) VALUES (%s, '', 0)"
                 " ON CONFLICT (name) DO NOTHING",
@@ -357,7 +333,7 @@ class PostgresStore:
 
     async def release(self, name: str, owner: str) -> None:
         """See `AskStore.release`."""
-        async with self._pool.connection() as conn:
+        async with self._db.connection() as conn:
             await conn.execute(
                 "UPDATE leases SET owner = '', until = 0 WHERE name = %s AND owner = %s",
                 (name, owner),

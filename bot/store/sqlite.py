@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from types import TracebackType
-from typing import Self
 
 from bot.store import (
     AskEvent,
@@ -31,6 +29,7 @@ from bot.store import (
     check_settle,
     lease_for,
 )
+from bot.store.connected import Connected
 from bot.store.rows import (
     ask_row,
     event_row,
@@ -59,15 +58,15 @@ __all__ = [
 ]
 
 
-class SqliteStore:
+class SqliteStore(Connected[SqliteFile]):
     """An `AskStore` on a SQLite file. `await SqliteStore.open(path)`; `await close()`.
 
     Also an async context manager: `async with SqliteStore(path) as store: ...`.
     """
 
     def __init__(self, path: str | Path) -> None:
-        self._file = SqliteFile(Path(path))
-        self.path = self._file.path
+        super().__init__(SqliteFile(Path(path)))
+        self.path = self._db.path
 
     @classmethod
     async def open(cls, path: str | Path) -> SqliteStore:
@@ -76,40 +75,15 @@ class SqliteStore:
         await store.start()
         return store
 
-    async def start(self) -> None:
-        """Open the file on the store's worker thread and bring its schema up to date."""
-        await self._file.start()
-
-    async def close(self) -> None:
-        """Close the file's connections and let its thread go. Closing twice is fine."""
-        await self._file.close()
-
-    async def __aenter__(self) -> Self:
-        await self.start()
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.close()
-
-    async def check_writable(self) -> None:
-        """Readiness: take the write lock and write, then roll back; `StoreError` saying why
-        not (closed, read-only, locked by another process past the busy timeout, disk)."""
-        await self._file.check_writable()
-
     @property
     def _inline(self) -> sqlite3.Connection | None:
         """The event loop's connection; `bench/sqlite_inline.py` sets it to None to time a
         settle through the worker."""
-        return self._file.inline
+        return self._db.inline
 
     @_inline.setter
     def _inline(self, conn: sqlite3.Connection | None) -> None:
-        self._file.inline = conn
+        self._db.inline = conn
 
     # --- asks ------------------------------------------------------------------------------
 
@@ -139,7 +113,7 @@ class SqliteStore:
                 )
             return record, True
 
-        return await self._file.run(add)
+        return await self._db.run(add)
 
     async def get(self, ask_id: str) -> AskRecord | None:
         """See `AskStore.get`."""
@@ -148,7 +122,7 @@ class SqliteStore:
             row = conn.execute("SELECT record FROM asks WHERE id = ?", (ask_id,)).fetchone()
             return None if row is None else AskRecord.model_validate_json(row[0])
 
-        return await self._file.run(get)
+        return await self._db.run(get)
 
     async def save(self, record: AskRecord, event: AskEvent) -> None:
         """See `AskStore.save`: the new record and its event commit together, or neither."""
@@ -169,7 +143,7 @@ class SqliteStore:
                 )
                 _append(conn, event)
 
-        await self._file.run(save)
+        await self._db.run(save)
 
     async def log(self, event: AskEvent) -> None:
         """See `AskStore.log`. `KeyError` if no ask has `event.ask_id`."""
@@ -181,11 +155,11 @@ class SqliteStore:
                 except sqlite3.IntegrityError as error:
                     raise KeyError(event.ask_id) from error
 
-        await self._file.run(log)
+        await self._db.run(log)
 
     async def pending(self) -> list[AskRecord]:
         """See `AskStore.pending`: oldest first (by created_at, then by when it was added)."""
-        return await self._file.run(
+        return await self._db.run(
             lambda conn: records_from(
                 conn.execute(
                     "SELECT record FROM asks WHERE state = ? ORDER BY created_at, rowid",
@@ -205,7 +179,7 @@ class SqliteStore:
                 " ORDER BY created_at DESC, rowid DESC LIMIT ?"
             )
             params = (state.value, limit)
-        return await self._file.run(lambda conn: records_from(conn.execute(query, params)))
+        return await self._db.run(lambda conn: records_from(conn.execute(query, params)))
 
     async def events(self, ask_id: str) -> list[AskEvent]:
         """See `AskStore.events`: in the order they were appended."""
@@ -217,7 +191,7 @@ class SqliteStore:
             )
             return events_from(ask_id, rows)
 
-        return await self._file.run(events)
+        return await self._db.run(events)
 
     # --- threads ---------------------------------------------------------------------------
 
@@ -230,11 +204,11 @@ class SqliteStore:
             ).fetchone()
             return thread_from(row)
 
-        return await self._file.run(thread)
+        return await self._db.run(thread)
 
     async def set_thread(self, session: str, ref: ThreadRef) -> None:
         """See `AskStore.set_thread`: a later call for the session replaces the thread."""
-        await self._file.run(
+        await self._db.run(
             lambda conn: conn.execute(
                 "INSERT INTO threads (session, channel, thread_ts) VALUES (?, ?, ?)"
                 " ON CONFLICT (session) DO UPDATE"
@@ -264,7 +238,7 @@ class SqliteStore:
                 _append(conn, event)
             return True
 
-        return await self._file.write_now(settle)
+        return await self._db.write_now(settle)
 
     async def claim_thread(self, session: str, ref: ThreadRef) -> ThreadRef:
         """See `AskStore.claim_thread`: insert-if-absent and read back, under the write lock."""
@@ -281,7 +255,7 @@ class SqliteStore:
                 ).fetchone()
             return ThreadRef(channel=channel, thread_ts=thread_ts)
 
-        return await self._file.run(claim)
+        return await self._db.run(claim)
 
     # --- the inbox -------------------------------------------------------------------------
 
@@ -298,13 +272,11 @@ class SqliteStore:
             except sqlite3.IntegrityError as error:
                 raise ValueError(f"inbox item {item.id} is already stored") from error
 
-        await self._file.write_now(add)
+        await self._db.write_now(add)
 
     async def inbox_done(self, item_id: str) -> None:
         """See `AskStore.inbox_done`."""
-        await self._file.run(
-            lambda conn: conn.execute("DELETE FROM inbox WHERE id = ?", (item_id,))
-        )
+        await self._db.run(lambda conn: conn.execute("DELETE FROM inbox WHERE id = ?", (item_id,)))
 
     async def inbox_pending(self) -> list[InboxItem]:
         """See `AskStore.inbox_pending`: in order of arrival."""
@@ -315,7 +287,7 @@ class SqliteStore:
             )
             return inbox_from(rows)
 
-        return await self._file.run(pending)
+        return await self._db.run(pending)
 
     async def advance(self, record: AskRecord, event: AskEvent) -> bool:
         """See `AskStore.advance`: a conditional UPDATE on state and version, under the
@@ -342,7 +314,7 @@ class SqliteStore:
                 _append(conn, event)
             return True
 
-        return await self._file.run(advance)
+        return await self._db.run(advance)
 
     async def lease(self, name: str, owner: str, *, now: float, until: float) -> Lease | None:
         """See `AskStore.lease`: read and taken under the write lock."""
@@ -363,11 +335,11 @@ class SqliteStore:
                 )
             return granted
 
-        return await self._file.run(lease)
+        return await self._db.run(lease)
 
     async def release(self, name: str, owner: str) -> None:
         """See `AskStore.release`."""
-        await self._file.run(
+        await self._db.run(
             lambda conn: conn.execute(
                 "DELETE FROM leases WHERE name = ? AND owner = ?", (name, owner)
             )

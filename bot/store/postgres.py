@@ -22,6 +22,7 @@ a write that rolled back or touched no row (listeners: bot/store/postgres_notify
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 from psycopg import errors as pg_errors
 
@@ -240,12 +241,7 @@ class PostgresStore(Connected[PostgresPool]):
                 (*ask_row(record)[1:], record.id),
                 event,
             )
-            if won:
-                return True
-            known = await conn.execute("SELECT 1 FROM asks WHERE id = %s", (record.id,))
-            if await known.fetchone() is None:
-                raise KeyError(record.id)
-        return False
+            return won or await _not_written(conn, record.id)
 
     async def claim_thread(self, session: str, ref: ThreadRef) -> ThreadRef:
         """See `AskStore.claim_thread`: insert-if-absent on the session key."""
@@ -302,12 +298,7 @@ class PostgresStore(Connected[PostgresPool]):
                 (*ask_row(record)[1:], record.id, record.version - 1),
                 event,
             )
-            if written:
-                return True
-            known = await conn.execute("SELECT 1 FROM asks WHERE id = %s", (record.id,))
-            if await known.fetchone() is None:
-                raise KeyError(record.id)
-        return False
+            return written or await _not_written(conn, record.id)
 
     async def lease(self, name: str, owner: str, *, now: float, until: float) -> Lease | None:
         """See `AskStore.lease`: the row is made if absent, then locked, read and taken in
@@ -368,3 +359,12 @@ async def _one_thread(conn: Connection, session: str) -> ThreadRef | None:
         "SELECT channel, thread_ts FROM threads WHERE session = %s", (session,)
     )
     return thread_from(await cursor.fetchone())
+
+
+async def _not_written(conn: Connection, ask_id: str) -> Literal[False]:
+    """After a conditional UPDATE that touched no row: False, the ask moved on first;
+    `KeyError` if there is no such ask."""
+    cursor = await conn.execute("SELECT 1 FROM asks WHERE id = %s", (ask_id,))
+    if await cursor.fetchone() is None:
+        raise KeyError(ask_id)
+    return False

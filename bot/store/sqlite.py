@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Literal
 
 from bot.store import (
     AskEvent,
@@ -232,9 +233,7 @@ class SqliteStore(Connected[SqliteFile]):
                     (*ask_row(record)[1:], record.id, AskState.PENDING.value),
                 ).rowcount
                 if not won:
-                    if conn.execute("SELECT 1 FROM asks WHERE id = ?", (record.id,)).fetchone():
-                        return False
-                    raise KeyError(record.id)
+                    return _not_written(conn, record.id)
                 _append(conn, event)
             return True
 
@@ -308,9 +307,7 @@ class SqliteStore(Connected[SqliteFile]):
                     ),
                 ).rowcount
                 if not written:
-                    if conn.execute("SELECT 1 FROM asks WHERE id = ?", (record.id,)).fetchone():
-                        return False
-                    raise KeyError(record.id)
+                    return _not_written(conn, record.id)
                 _append(conn, event)
             return True
 
@@ -351,3 +348,11 @@ def _append(conn: sqlite3.Connection, event: AskEvent) -> None:
         "INSERT INTO events (ask_id, at, kind, actor, detail) VALUES (?, ?, ?, ?, ?)",
         event_row(event),
     )
+
+
+def _not_written(conn: sqlite3.Connection, ask_id: str) -> Literal[False]:
+    """After a conditional UPDATE that touched no row: False, the ask moved on first;
+    `KeyError` if there is no such ask."""
+    if conn.execute("SELECT 1 FROM asks WHERE id = ?", (ask_id,)).fetchone() is None:
+        raise KeyError(ask_id)
+    return False

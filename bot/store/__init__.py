@@ -2,8 +2,12 @@
 
 `vocabulary.py` holds what is stored, `protocol.py` the `AskStore` every backend keeps,
 `memory.py` the in-memory store (in-process hosts, tests), `sqlite.py` and `postgres.py` the
-durable ones, `leases.py` the work done once across replicas. The public names are
-re-exported here: `from bot.store import AskRecord` works everywhere.
+durable ones, `leases.py` the work done once across replicas. Each durable store holds its
+queries; what it runs on is beside it: `sqlite_file.py` (+ `sqlite_thread.py`) and
+`postgres_pool.py` (+ `postgres_connect.py`) open, migrate and close the database and carry
+each call to it; `connected.py` forwards a store's start and close to them, and `rows.py`
+turns records into rows and back for both. The public names are re-exported here:
+`from bot.store import AskRecord` works everywhere.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""What only the SQLite store promises: restarts, crashes, one worker thread (the click
-path's commits aside), clear errors."""
+"""What only the SQLite store promises: restarts, crashes, processes sharing the file, its
+refusals. How its calls reach the file is tested in test_sqlite_file.py."""
 
 from __future__ import annotations
 
@@ -7,12 +7,9 @@ import asyncio
 import signal
 import sqlite3
 import sys
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,11 +19,9 @@ from bot.store import (
     AskRecord,
     AskState,
     EventKind,
-    InboxItem,
-    InboxKind,
     ThreadRef,
 )
-from bot.store.sqlite import MIGRATIONS, SCHEMA_VERSION, SqliteStore, StoreError, migrate
+from bot.store.sqlite import SqliteStore
 from provider import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionItem
 
 REPO = Path(__file__).resolve().parents[3]
@@ -153,50 +148,7 @@ async def test_committed_writes_survive_a_process_killed_with_sigkill(db: Path) 
         assert await store.thread("lost") is None
 
 
-# --- the file ------------------------------------------------------------------------------
-
-
-async def test_the_file_is_in_wal_mode(store: SqliteStore, db: Path) -> None:
-    assert scalar(db, "PRAGMA journal_mode") == "wal"
-
-
-async def test_a_new_file_is_at_the_current_schema_version(store: SqliteStore, db: Path) -> None:
-    assert scalar(db, "PRAGMA user_version") == SCHEMA_VERSION == 3
-
-
-async def test_a_later_migration_adds_a_column_and_keeps_the_asks(db: Path) -> None:
-    async with SqliteStore(db) as store:
-        await store.add(ask("a1"))
-    with raw(db) as conn:
-        migrate(conn, db, (*MIGRATIONS, ("ALTER TABLE asks ADD COLUMN note TEXT",)))
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1 == 4
-        assert conn.execute("SELECT id, note FROM asks").fetchall() == [("a1", None)]
-
-
-async def test_a_version_1_file_gains_the_inbox_and_keeps_its_asks(db: Path) -> None:
-    with raw(db) as conn:
-        migrate(conn, db, MIGRATIONS[:1])
-        conn.execute(
-            "INSERT INTO asks (id, state, created_at, record) VALUES (?, ?, ?, ?)",
-            ("a1", "pending", 1000.0, ask("a1").model_dump_json()),
-        )
-    async with SqliteStore(db) as store:
-        assert await store.get("a1") == ask("a1")
-        assert await store.inbox_pending() == []
-    assert scalar(db, "PRAGMA user_version") == 3
-
-
-async def test_events_cannot_be_updated_or_deleted(store: SqliteStore, db: Path) -> None:
-    await store.add(ask("a1"))
-    with raw(db) as conn:
-        with pytest.raises(sqlite3.IntegrityError, match="events are append-only"):
-            conn.execute("UPDATE events SET detail = 'rewritten'")
-        with pytest.raises(sqlite3.IntegrityError, match="events are append-only"):
-            conn.execute("DELETE FROM events")
-        assert conn.execute("SELECT kind, detail FROM events").fetchall() == [("created", "")]
-
-
-# --- concurrency and threads ---------------------------------------------------------------
+# --- processes sharing the file ------------------------------------------------------------
 
 
 async def test_two_stores_adding_one_key_at_once_make_one_row(db: Path) -> None:
@@ -210,171 +162,7 @@ async def test_two_stores_adding_one_key_at_once_make_one_row(db: Path) -> None:
     assert scalar(db, "SELECT count(*) FROM events") == 1
 
 
-async def test_stores_opened_at_once_on_a_new_file_all_start(tmp_path: Path) -> None:
-    # The switch to WAL races between openers; one round seldom shows it, thirty do.
-    for round_ in range(30):
-        db = tmp_path / f"asks-{round_}.db"
-        stores = await asyncio.gather(
-            *(SqliteStore.open(db) for _ in range(6)), return_exceptions=True
-        )
-        opened = [store for store in stores if isinstance(store, SqliteStore)]
-        for store in opened:
-            await store.close()
-        assert stores == opened
-        assert scalar(db, "PRAGMA user_version") == SCHEMA_VERSION
-        assert scalar(db, "PRAGMA journal_mode") == "wal"
-
-
-Traced = list[tuple[int, str]]
-
-
-@pytest.fixture
-def traced(monkeypatch: pytest.MonkeyPatch) -> Traced:
-    """(thread, statement) of every statement of every connection the store opens, and of
-    their opening ("open") and closing ("close")."""
-    seen: Traced = []
-
-    class Watched(sqlite3.Connection):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            seen.append((threading.get_ident(), "open"))
-            self.set_trace_callback(
-                lambda statement: seen.append((threading.get_ident(), statement))
-            )
-
-        def close(self) -> None:
-            seen.append((threading.get_ident(), "close"))
-            super().close()
-
-    connect = sqlite3.connect
-
-    def watched_connect(database: str | Path, **kwargs: Any) -> sqlite3.Connection:
-        return connect(database, factory=Watched, **kwargs)
-
-    monkeypatch.setattr(sqlite3, "connect", watched_connect)
-    return seen
-
-
-async def test_every_sqlite_call_but_the_click_paths_runs_on_one_worker_thread_not_the_loops(
-    db: Path, traced: Traced
-) -> None:
-    store = await SqliteStore.open(db)
-    await store.add(ask("a1"))
-    await store.get("a1")
-    await store.save(ask("a1"), AskEvent(ask_id="a1", at=1.0, kind=EventKind.POSTED))
-    await store.log(AskEvent(ask_id="a1", at=2.0, kind=EventKind.REFUSED))
-    await store.pending()
-    await store.recent()
-    await store.events("a1")
-    await store.set_thread("s", ThreadRef(channel="C1"))
-    await store.thread("s")
-    await store.close()
-    threads = {thread for thread, _ in traced}
-    assert len(traced) > 20
-    assert len(threads) == 1
-    assert threading.get_ident() not in threads
-
-
-async def test_a_settle_and_an_inbox_row_commit_on_the_loop_without_a_hop_to_the_worker(
-    db: Path, traced: Traced
-) -> None:
-    async with SqliteStore(db) as store:
-        await store.add(ask("a1"))
-        traced.clear()
-        assert await store.settle(*answered("a1", "U_ALICE")) is True
-        await store.inbox_add(inbox_item("i1"))
-    on_loop = [statement for thread, statement in traced if thread == threading.get_ident()]
-    assert [s.split()[0] for s in on_loop] == ["BEGIN", "UPDATE", "INSERT", "COMMIT", "INSERT"]
-    assert scalar(db, "SELECT state FROM asks WHERE id = 'a1'") == "answered"
-    assert scalar(db, "SELECT count(*) FROM inbox") == 1
-
-
-async def test_a_settle_waits_on_the_worker_when_another_writer_holds_the_file(
-    db: Path, traced: Traced
-) -> None:
-    async with SqliteStore(db) as store:
-        await store.add(ask("a1"))
-        with raw(db) as other:
-            other.execute("BEGIN IMMEDIATE")  # another process mid-write
-            traced.clear()
-            settling = asyncio.ensure_future(store.settle(*answered("a1", "U_ALICE")))
-            await asyncio.sleep(0)  # it tries the loop's connection, finds the file busy
-            assert not settling.done()
-            other.execute("COMMIT")
-        assert await settling is True
-    updates = {thread for thread, statement in traced if statement.startswith("UPDATE")}
-    assert updates
-    assert threading.get_ident() not in updates
-    assert scalar(db, "SELECT state FROM asks WHERE id = 'a1'") == "answered"
-
-
-async def test_the_loops_connection_never_checkpoints_nor_waits_for_a_lock(
-    store: SqliteStore,
-) -> None:
-    inline = store._inline
-    assert inline is not None
-    assert inline.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
-    assert inline.execute("PRAGMA busy_timeout").fetchone()[0] == 0
-
-
-def answered(ask_id: str, who: str) -> tuple[AskRecord, AskEvent]:
-    answer = AskUserQuestionAnswer(answers=[AskUserQuestionAnswerItem(id="name", custom=who)])
-    record = ask(ask_id, state=AskState.ANSWERED, verdict=Verdict.ANSWERED, answer=answer)
-    return record, AskEvent(ask_id=ask_id, at=1010.0, kind=EventKind.ANSWERED, actor=who)
-
-
-def inbox_item(item_id: str) -> InboxItem:
-    return InboxItem(id=item_id, received_at=1.0, kind=InboxKind.BLOCK_ACTIONS, body="payload={}")
-
-
-# --- errors --------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def not_a_database(tmp_path: Path) -> Path:
-    path = tmp_path / "notes.txt"
-    path.write_bytes(b"these are not the pages you are looking for\n" * 100)
-    return path
-
-
-async def test_a_file_that_is_not_a_database_gives_a_clear_error(not_a_database: Path) -> None:
-    with pytest.raises(StoreError) as raised:
-        await SqliteStore.open(not_a_database)
-    assert str(raised.value) == (
-        f"ask store {not_a_database}: cannot open it (file is not a database)"
-    )
-    assert raised.value.path == not_a_database
-    assert isinstance(raised.value.__cause__, sqlite3.DatabaseError)
-
-
-async def test_a_newer_schema_version_gives_a_clear_error_and_leaves_the_file_alone(
-    db: Path,
-) -> None:
-    with raw(db) as conn:
-        conn.execute("PRAGMA user_version = 4")
-    with pytest.raises(StoreError) as raised:
-        await SqliteStore.open(db)
-    assert str(raised.value) == (
-        f"ask store {db}: its schema version 4 is newer than this code knows (3); "
-        "run a newer slack-questions"
-    )
-    assert scalar(db, "SELECT count(*) FROM sqlite_schema") == 0
-
-
-async def test_a_path_that_cannot_be_opened_gives_a_clear_error(tmp_path: Path) -> None:
-    path = tmp_path / "no-such-directory" / "asks.db"
-    with pytest.raises(StoreError) as raised:
-        await SqliteStore.open(path)
-    assert str(raised.value) == f"ask store {path}: cannot open it (unable to open database file)"
-
-
-async def test_a_closed_store_refuses_calls_with_a_clear_error(db: Path) -> None:
-    store = await SqliteStore.open(db)
-    await store.close()
-    await store.close()  # closing twice is harmless
-    with pytest.raises(StoreError) as raised:
-        await store.get("a1")
-    assert str(raised.value) == f"ask store {db}: the store is closed (or was never started)"
+# --- refusals ------------------------------------------------------------------------------
 
 
 async def test_adding_a_second_ask_with_a_stored_id_is_refused(store: SqliteStore) -> None:
@@ -412,37 +200,6 @@ async def test_ten_thousand_adds_all_come_back_pending(store: SqliteStore) -> No
     assert [pending[0].id, pending[-1].id] == ["a00000", "a09999"]
 
 
-async def test_a_start_cancelled_while_connecting_leaves_nothing_open(
-    db: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    closed = threading.Event()
-
-    class Slow(sqlite3.Connection):
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            time.sleep(0.2)  # on the worker thread: the loop cancels meanwhile
-
-        def close(self) -> None:
-            super().close()
-            closed.set()
-
-    connect = sqlite3.connect
-
-    def slow_connect(database: str | Path, **kwargs: Any) -> sqlite3.Connection:
-        return connect(database, factory=Slow, **kwargs)
-
-    monkeypatch.setattr(sqlite3, "connect", slow_connect)
-    store = SqliteStore(db)
-    starting = asyncio.ensure_future(store.start())
-    await asyncio.sleep(0.05)
-    starting.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await starting
-    assert await asyncio.to_thread(closed.wait, 5.0)
-    with pytest.raises(StoreError, match="the store is closed"):
-        await store.get("a1")
-
-
 async def test_an_event_log_written_before_withdrawals_were_named_still_reads(
     store: SqliteStore, db: Path
 ) -> None:
@@ -454,11 +211,3 @@ async def test_an_event_log_written_before_withdrawals_were_named_still_reads(
         )
     kinds = [e.kind for e in await store.events("a1")]
     assert kinds == [EventKind.CREATED, EventKind.LEGACY_ABORTED]
-
-
-async def test_an_in_memory_store_settles_on_its_one_connection() -> None:
-    # A second connection to ":memory:" would be another, empty database.
-    async with SqliteStore(":memory:") as store:
-        await store.add(ask("a1"))
-        assert await store.settle(*answered("a1", "U_ALICE")) is True
-        assert (await store.get("a1")) == answered("a1", "U_ALICE")[0]

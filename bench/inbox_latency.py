@@ -2,7 +2,7 @@
 
 Two app processes run at once: the bare Bolt app (one listener that acks) and the full
 provider on a SQLite store, whose click listener commits before it acks: the click's inbox
-row (bot/interactions/inbox.py), or, for a one-click answer it can decide on the spot (this bench's
+row (bot/interactions/intake.py), or, for a one-click answer it can decide on the spot (this bench's
 click, since issue 13), the ask's settlement itself, which keeps the click as durably. Each round clicks both, in alternating order, so drift on this noisy
 machine hits both alike. The ack round trip is measured where Slack measures it: from the
 emulator sending the signed request to its reading the ack.

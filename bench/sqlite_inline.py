@@ -53,12 +53,12 @@ async def main(rounds: int) -> None:
                     await store.settle(record, event)
                     inline.append(time.perf_counter() - started)
                 else:
-                    saved = store._inline
-                    store._inline = None  # the worker's path, as when the file is busy
+                    saved = store._db.inline
+                    store._db.inline = None  # the worker's path, as when the file is busy
                     try:
                         await store.settle(record, event)
                     finally:
-                        store._inline = saved
+                        store._db.inline = saved
                     hop.append(time.perf_counter() - started)
     print(f"settle committed on the loop:         {summarise(inline)}")
     print(f"settle committed through the worker:  {summarise(hop)}")

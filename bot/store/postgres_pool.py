@@ -60,7 +60,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
     ),
     (
-        # Acked Slack interactions not yet handled (bot/interactions/inbox.py); `seq` keeps arrival order.
+        # Acked Slack interactions not yet handled (bot/interactions/intake.py); `seq` keeps arrival order.
         """CREATE TABLE inbox (
             seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
             id TEXT NOT NULL UNIQUE,

@@ -76,16 +76,6 @@ class SqliteStore(Connected[SqliteFile]):
         await store.start()
         return store
 
-    @property
-    def _inline(self) -> sqlite3.Connection | None:
-        """The event loop's connection; `bench/sqlite_inline.py` sets it to None to time a
-        settle through the worker."""
-        return self._db.inline
-
-    @_inline.setter
-    def _inline(self, conn: sqlite3.Connection | None) -> None:
-        self._db.inline = conn
-
     # --- asks ------------------------------------------------------------------------------
 
     async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:

@@ -74,7 +74,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
     ),
     (
-        # Acked Slack interactions not yet handled (bot/interactions/inbox.py); `seq` keeps arrival order.
+        # Acked Slack interactions not yet handled (bot/interactions/intake.py); `seq` keeps arrival order.
         """CREATE TABLE IF NOT EXISTS inbox (
             seq INTEGER PRIMARY KEY AUTOINCREMENT,
             id TEXT NOT NULL UNIQUE,

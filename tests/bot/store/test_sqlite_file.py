@@ -208,7 +208,7 @@ async def test_a_settle_waits_on_the_worker_when_another_writer_holds_the_file(
 async def test_the_loops_connection_never_checkpoints_nor_waits_for_a_lock(
     store: SqliteStore,
 ) -> None:
-    inline = store._inline
+    inline = store._db.inline
     assert inline is not None
     assert inline.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
     assert inline.execute("PRAGMA busy_timeout").fetchone()[0] == 0

@@ -16,6 +16,8 @@ class Tasks:
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
+        # Shutdown has begun: queued work no longer starts (see `spawn_queued`).
+        self._stopping = False
 
     def spawn(
         self, work: Coroutine[Any, Any, Any], *, name: str | None = None
@@ -30,6 +32,16 @@ class Tasks:
         self._tasks.add(task)
         task.add_done_callback(self._finished)
         return task
+
+    def spawn_queued(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any] | None:
+        """Start work that waited in a queue (a post whose turn came in its channel's lane);
+        None once shutdown has begun. Queued work is left for the next start then (pending
+        asks are taken back from the store), so `drain()` waits only for work already running
+        instead of working through the queue."""
+        if self._stopping:
+            work.close()
+            return None
+        return self.spawn(work)
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
@@ -50,7 +62,9 @@ class Tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def drain(self, grace: float = 10.0) -> None:
-        """Wait up to `grace` seconds for running work (and work it spawns), cancel the rest, close."""
+        """Wait up to `grace` seconds for running work (and work it spawns, but no more queued
+        work: `spawn_queued`), cancel the rest, close."""
+        self._stopping = True
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace
         while self._tasks and (remaining := deadline - loop.time()) > 0:

@@ -71,7 +71,8 @@ class Posting:
         self._clock = clock
         self._tasks = tasks
         # One bound method each for every queued post: an ask in its lane is one entry there.
-        self._spawn = tasks.spawn
+        # (At shutdown it starts no more: what is still queued is posted at the next start.)
+        self._spawn = tasks.spawn_queued
         self._on_turn = self._post_on_turn
         # Other processes post from the same store: read an ask again before posting it.
         self._shared = shared

@@ -21,7 +21,7 @@ from bot.service.readiness import Check, Readiness
 from bot.service.relay import MAX_BODY_BYTES, RelayServer
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.requests import Refused, bolt_request_of, verified_text
-from bot.slack.socket_mode import SocketModeRunner
+from bot.slack.socket_mode import PING_INTERVAL_S, SocketModeRunner
 from bot.slack_provider import SlackQuestionProvider
 from bot.store import AskStore
 from bot.store.sqlite import SqliteStore, StoreError
@@ -72,8 +72,9 @@ class Server:
         return f"http://{host}:{port}"
 
     @classmethod
-    async def start(cls, config: Config) -> Server:
-        """Open the store, check Slack, listen, and take back pending asks."""
+    async def start(cls, config: Config, *, socket_ping: float = PING_INTERVAL_S) -> Server:
+        """Open the store, check Slack, listen, and take back pending asks. `socket_ping`:
+        Socket Mode's ping interval, which is also how soon a dropped socket is reopened."""
         if config.mode is Mode.OFFLINE:
             raise StartupError("the server needs Slack credentials (offline mode wraps it)")
         store, notifier = await open_store(config)
@@ -110,7 +111,10 @@ class Server:
             socket = None
             if config.mode is Mode.SOCKET and config.app_token is not None:
                 socket = SocketModeRunner(
-                    parts.app, config.app_token.get_secret_value(), api_url=config.slack.api_url
+                    parts.app,
+                    config.app_token.get_secret_value(),
+                    api_url=config.slack.api_url,
+                    ping_interval=socket_ping,
                 )
                 await socket.start()
                 readiness.add("socket", _socket_check(socket))

@@ -18,6 +18,7 @@ import aiohttp
 
 from bot.config import load_config, parse_args
 from bot.service.server import Server
+from bot.slack.socket_mode import PING_INTERVAL_S
 from slack_emulator import SlackEmulator
 
 from ..harness import ALICE, BOB, CAROL, CHANNEL, REVIEWERS
@@ -64,10 +65,13 @@ def service_env(emu: SlackEmulator, db: Path, port: int, **extra: str) -> dict[s
 
 
 @asynccontextmanager
-async def in_process(emu: SlackEmulator, db: Path, **extra: str) -> AsyncIterator[Server]:
-    """The service started in this process (for fast relay tests)."""
+async def in_process(
+    emu: SlackEmulator, db: Path, *, socket_ping: float = PING_INTERVAL_S, **extra: str
+) -> AsyncIterator[Server]:
+    """The service started in this process (for fast relay tests). `socket_ping`: Socket
+    Mode's ping interval, how soon a dropped socket is reopened (tests of a drop set it small)."""
     config = load_config(service_env(emu, db, 0, **extra), parse_args([]))
-    server = await Server.start(config)
+    server = await Server.start(config, socket_ping=socket_ping)
     emu.request_url = f"{server.url}/slack/events"
     try:
         yield server

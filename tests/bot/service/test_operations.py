@@ -94,7 +94,10 @@ async def test_slack_failing_makes_it_not_ready_and_recovering_makes_it_ready(
 async def test_a_dropped_socket_makes_it_not_ready_until_it_reconnects(
     emu: SlackEmulator, tmp_path: Path, http: aiohttp.ClientSession
 ) -> None:
-    async with in_process(emu, tmp_path / "asks.db", SLACK_APP_TOKEN=APP_TOKEN) as server:
+    # A dropped socket is reopened at the next ping: soon here (the product's is 5 s).
+    async with in_process(
+        emu, tmp_path / "asks.db", socket_ping=0.5, SLACK_APP_TOKEN=APP_TOKEN
+    ) as server:
         emu.request_url = None
         emu.delivery = "socket"
         await emu.socket_mode.wait_connected()

@@ -17,8 +17,7 @@ from typing import Any
 import aiohttp
 
 from bot.config import load_config, parse_args
-from bot.service.server import Server
-from bot.slack.socket_mode import PING_INTERVAL_S
+from bot.service.server import PRODUCT_TIMINGS, Server, Timings
 from slack_emulator import SlackEmulator
 
 from ..harness import ALICE, BOB, CAROL, CHANNEL, REVIEWERS
@@ -66,12 +65,12 @@ def service_env(emu: SlackEmulator, db: Path, port: int, **extra: str) -> dict[s
 
 @asynccontextmanager
 async def in_process(
-    emu: SlackEmulator, db: Path, *, socket_ping: float = PING_INTERVAL_S, **extra: str
+    emu: SlackEmulator, db: Path, *, timings: Timings = PRODUCT_TIMINGS, **extra: str
 ) -> AsyncIterator[Server]:
-    """The service started in this process (for fast relay tests). `socket_ping`: Socket
-    Mode's ping interval, how soon a dropped socket is reopened (tests of a drop set it small)."""
+    """The service started in this process (for fast relay tests). `timings`: shortened by
+    tests of a dropped socket or a hung readiness check."""
     config = load_config(service_env(emu, db, 0, **extra), parse_args([]))
-    server = await Server.start(config, socket_ping=socket_ping)
+    server = await Server.start(config, timings=timings)
     emu.request_url = f"{server.url}/slack/events"
     try:
         yield server

@@ -271,7 +271,8 @@ class Posting:
     async def _post_later(self, live: LiveAsk) -> None:
         start = self._clock.now()
         for delay in RETRY_AFTER:
-            await self._clock.sleep_until(start + delay)
+            if not await self._tasks.wait_until(self._clock, start + delay):
+                return  # shutting down: `recover` posts it at the next start
             if self._held.live(live.record.id) is None:
                 return
             try:

@@ -7,6 +7,8 @@ import logging
 from collections.abc import Coroutine
 from typing import Any
 
+from bot.clock import Clock
+
 log = logging.getLogger(__name__)
 
 
@@ -16,6 +18,9 @@ class Tasks:
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
+        # Shutdown has begun: queued work no longer starts and retries stop waiting
+        # (`spawn_queued`, `wait_until`).
+        self._stopping = asyncio.Event()
 
     def spawn(
         self, work: Coroutine[Any, Any, Any], *, name: str | None = None
@@ -30,6 +35,31 @@ class Tasks:
         self._tasks.add(task)
         task.add_done_callback(self._finished)
         return task
+
+    def spawn_queued(self, work: Coroutine[Any, Any, Any]) -> asyncio.Task[Any] | None:
+        """Start work that waited in a queue (a post whose turn came in its channel's lane);
+        None once shutdown has begun. Queued work is left for the next start then (pending
+        asks are taken back from the store), so `drain()` waits only for work already running
+        instead of working through the queue."""
+        if self._stopping.is_set():
+            work.close()
+            return None
+        return self.spawn(work)
+
+    async def wait_until(self, clock: Clock, moment: float) -> bool:
+        """Sleep until `moment` on `clock`, before a retry: True then, or False (at once)
+        when shutdown begins first. A retry is left for the next start then (recovery shows
+        and posts what is pending), so `drain()` does not wait out its backoff."""
+        if self._stopping.is_set():
+            return False
+        sleeping = asyncio.ensure_future(clock.sleep_until(moment))
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait((sleeping, stopping), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            sleeping.cancel()
+            stopping.cancel()
+        return not self._stopping.is_set()
 
     def _finished(self, task: asyncio.Task[Any]) -> None:
         self._tasks.discard(task)
@@ -50,7 +80,9 @@ class Tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
     async def drain(self, grace: float = 10.0) -> None:
-        """Wait up to `grace` seconds for running work (and work it spawns), cancel the rest, close."""
+        """Wait up to `grace` seconds for running work (and work it spawns, but no more queued
+        work, `spawn_queued`, nor retries' backoff, `wait_until`), cancel the rest, close."""
+        self._stopping.set()
         loop = asyncio.get_running_loop()
         deadline = loop.time() + grace
         while self._tasks and (remaining := deadline - loop.time()) > 0:

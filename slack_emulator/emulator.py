@@ -197,6 +197,15 @@ class SlackEmulator:
         self._settings.request_clock = clock
 
     @property
+    def ack_deadline(self) -> float:
+        """When an ack is late (a `late_ack` violation, not applied): Slack's 3 s by default."""
+        return self._settings.ack_deadline
+
+    @ack_deadline.setter
+    def ack_deadline(self, seconds: float) -> None:
+        self._settings.ack_deadline = seconds
+
+    @property
     def socket_mode(self) -> SocketModeServer:
         return self._core.socket
 

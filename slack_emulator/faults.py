@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -28,9 +29,11 @@ class ServerError:
 
 @dataclass(frozen=True)
 class Slow:
-    """Answer normally, but only after `seconds` (real time)."""
+    """Answer normally, but only after `seconds` (real time), or as soon as `released` is
+    set: a test holding a call while it kills the app ends the hold once it has."""
 
     seconds: float
+    released: asyncio.Event | None = None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ the status. https://docs.slack.dev/apis/web-api/
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import json
 from collections.abc import Callable, Mapping
@@ -158,7 +157,7 @@ class WebApi:
         fault = self._faults.take(method)
         if isinstance(fault, Slow):
             self._context.recorder.hold(method)
-            await self._delay(fault.seconds)
+            await self._delay(fault.seconds, fault.released)
         wait = self._posting_wait(method, params)
         if wait is not None:
             reply = _rate_limited(wait)
@@ -223,10 +222,17 @@ class WebApi:
         if kind != needed:
             raise SlackError("not_allowed_token_type")
 
-    async def _delay(self, seconds: float) -> None:
-        """Sleep, but let `stop()` cut the delay short so shutdown never waits on it."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), seconds)
+    async def _delay(self, seconds: float, released: asyncio.Event | None = None) -> None:
+        """Sleep, but let `stop()` (or the test, setting `released`) cut the delay short so
+        shutdown never waits on it."""
+        ends = [asyncio.ensure_future(self._stopping.wait())]
+        if released is not None:
+            ends.append(asyncio.ensure_future(released.wait()))
+        try:
+            await asyncio.wait(ends, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for end in ends:
+                end.cancel()
 
 
 def _rate_limited(wait: float) -> ApiReply:

@@ -350,7 +350,8 @@ class Asks:
     async def _reshow(self, live: LiveAsk) -> None:
         start = self._clock.now()
         for delay in RETRY_AFTER:
-            await self._clock.sleep_until(start + delay)
+            if not await self._tasks.wait_until(self._clock, start + delay):
+                return  # shutting down: `recover` shows it at the next start
             if await self.show(live):
                 return
         log.error(

@@ -71,7 +71,8 @@ class Posting:
         self._clock = clock
         self._tasks = tasks
         # One bound method each for every queued post: an ask in its lane is one entry there.
-        self._spawn = tasks.spawn
+        # (At shutdown it starts no more: what is still queued is posted at the next start.)
+        self._spawn = tasks.spawn_queued
         self._on_turn = self._post_on_turn
         # Other processes post from the same store: read an ask again before posting it.
         self._shared = shared
@@ -270,7 +271,8 @@ class Posting:
     async def _post_later(self, live: LiveAsk) -> None:
         start = self._clock.now()
         for delay in RETRY_AFTER:
-            await self._clock.sleep_until(start + delay)
+            if not await self._tasks.wait_until(self._clock, start + delay):
+                return  # shutting down: `recover` posts it at the next start
             if self._held.live(live.record.id) is None:
                 return
             try:

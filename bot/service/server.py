@@ -7,6 +7,7 @@ import contextlib
 import logging
 import socket
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from aiohttp import web
@@ -17,11 +18,11 @@ from slack_sdk.signature import SignatureVerifier
 from bot.config import Config, Mode
 from bot.metrics import Metrics
 from bot.parts import Parts, StartupError, build
-from bot.service.readiness import Check, Readiness
+from bot.service.readiness import CHECK_TIMEOUT_SECONDS, Check, Readiness
 from bot.service.relay import MAX_BODY_BYTES, RelayServer
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.requests import Refused, bolt_request_of, verified_text
-from bot.slack.socket_mode import SocketModeRunner
+from bot.slack.socket_mode import PING_INTERVAL_S, SocketModeRunner
 from bot.slack_provider import SlackQuestionProvider
 from bot.store import AskStore
 from bot.store.sqlite import SqliteStore, StoreError
@@ -35,6 +36,20 @@ SHUTDOWN_GRACE_SECONDS = 5.0
 # Replicas sharing a store: how often each takes in hand what another left (an ask a dead
 # replica never posted, an ask another replica created) and drops copies that ended elsewhere.
 SWEEP_EVERY_S = 2.0
+
+
+@dataclass(frozen=True)
+class Timings:
+    """How long the service waits for what. The defaults are the product's; a test of a
+    dropped socket or a hung check shortens them rather than waiting seconds out."""
+
+    socket_ping: float = PING_INTERVAL_S
+    """Socket Mode's ping interval: also how soon a dropped socket is reopened."""
+    readiness_timeout: float = CHECK_TIMEOUT_SECONDS
+    """A readiness check that takes longer fails (e.g. a store locked by another process)."""
+
+
+PRODUCT_TIMINGS = Timings()
 
 
 class Server:
@@ -72,8 +87,9 @@ class Server:
         return f"http://{host}:{port}"
 
     @classmethod
-    async def start(cls, config: Config) -> Server:
-        """Open the store, check Slack, listen, and take back pending asks."""
+    async def start(cls, config: Config, *, timings: Timings = PRODUCT_TIMINGS) -> Server:
+        """Open the store, check Slack, listen, and take back pending asks. `timings`: how
+        long it waits for what (the product's unless a test shortens them)."""
         if config.mode is Mode.OFFLINE:
             raise StartupError("the server needs Slack credentials (offline mode wraps it)")
         store, notifier = await open_store(config)
@@ -104,13 +120,17 @@ class Server:
                 {
                     "store": _store_check(store),
                     "slack": lambda: parts.calls.check(parts.client),
-                }
+                },
+                timeout=timings.readiness_timeout,
             )
             runner = await _listen(config, _web_app(config, parts, relay, readiness))
             socket = None
             if config.mode is Mode.SOCKET and config.app_token is not None:
                 socket = SocketModeRunner(
-                    parts.app, config.app_token.get_secret_value(), api_url=config.slack.api_url
+                    parts.app,
+                    config.app_token.get_secret_value(),
+                    api_url=config.slack.api_url,
+                    ping_interval=timings.socket_ping,
                 )
                 await socket.start()
                 readiness.add("socket", _socket_check(socket))

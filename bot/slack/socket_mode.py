@@ -19,6 +19,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 log = logging.getLogger(__name__)
 
+# How often the SDK client pings Slack, and so how soon it notices a dropped socket and
+# opens a new one (slack_sdk's default).
+PING_INTERVAL_S = 5.0
+
 
 class SocketModeRunner:
     """Keeps one working Socket Mode connection for `app`."""
@@ -29,7 +33,7 @@ class SocketModeRunner:
         app_token: str,
         *,
         api_url: str,
-        ping_interval: float = 5.0,
+        ping_interval: float = PING_INTERVAL_S,
         check_every: float = 5.0,
         dead_after: float = 20.0,
         clock: Callable[[], float] = time.monotonic,

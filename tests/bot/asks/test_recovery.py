@@ -93,10 +93,15 @@ async def test_a_decision_slack_would_not_show_is_shown_after_a_restart(
     async with running_bot(emu, store=store) as bot:
         asking = bot.ask({"id": "db", "question": "Which database?", "options": [{"label": "A"}]})
         message = await bot.posted()
-        emu.inject("chat.update", ServerError(503), times=3)  # a Slack outage past the retries
+        # A failure the client does not send again (a 503 would be, after a real backoff).
+        emu.inject("chat.update", ServerError(502), times=1)
         await emu.person(ALICE).click(message, text="A")
         await asking
         assert any(b["type"] == "actions" for b in bot.now(message).blocks)
+    # Shutting down left the retry to the next start, without waiting out its backoff.
+    [record] = await store.recent()
+    assert (record.settled, record.shown) == (True, False)
+    assert any(b["type"] == "actions" for b in emu.message(message.channel, message.ts).blocks)
     async with running_bot(emu, store=store) as bot:  # the bot restarts
         assert not any(b["type"] == "actions" for b in bot.now(message).blocks)
         [record] = await store.recent()

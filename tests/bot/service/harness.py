@@ -17,7 +17,7 @@ from typing import Any
 import aiohttp
 
 from bot.config import load_config, parse_args
-from bot.service.server import Server
+from bot.service.server import PRODUCT_TIMINGS, Server, Timings
 from slack_emulator import SlackEmulator
 
 from ..harness import ALICE, BOB, CAROL, CHANNEL, REVIEWERS
@@ -64,10 +64,13 @@ def service_env(emu: SlackEmulator, db: Path, port: int, **extra: str) -> dict[s
 
 
 @asynccontextmanager
-async def in_process(emu: SlackEmulator, db: Path, **extra: str) -> AsyncIterator[Server]:
-    """The service started in this process (for fast relay tests)."""
+async def in_process(
+    emu: SlackEmulator, db: Path, *, timings: Timings = PRODUCT_TIMINGS, **extra: str
+) -> AsyncIterator[Server]:
+    """The service started in this process (for fast relay tests). `timings`: shortened by
+    tests of a dropped socket or a hung readiness check."""
     config = load_config(service_env(emu, db, 0, **extra), parse_args([]))
-    server = await Server.start(config)
+    server = await Server.start(config, timings=timings)
     emu.request_url = f"{server.url}/slack/events"
     try:
         yield server

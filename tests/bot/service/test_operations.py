@@ -16,12 +16,14 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.logs import RedactSecrets
-from bot.service.server import Server
+from bot.service.server import Server, Timings
 from slack_emulator import ApiError, ServerError, SlackEmulator
 
 from ..harness import ALICE, CHANNEL
 from .harness import APP_TOKEN, RELAY_TOKEN, SECRET, TOKEN, in_process, relay
 from .test_relay import DB, posted
+
+HUNG_CHECK = Timings(readiness_timeout=0.3)
 
 
 async def readyz(http: aiohttp.ClientSession, server: Server) -> tuple[int, Any]:
@@ -66,7 +68,9 @@ async def test_a_closed_store_makes_it_not_ready_naming_the_store(
 async def test_a_store_locked_by_another_process_is_not_ready_until_released(
     emu: SlackEmulator, tmp_path: Path, http: aiohttp.ClientSession
 ) -> None:
-    async with in_process(emu, tmp_path / "asks.db") as server:
+    # The probe waits for the lock (the store's busy timeout): readiness gives up on it
+    # after its check timeout, shortened here from 3 s.
+    async with in_process(emu, tmp_path / "asks.db", timings=HUNG_CHECK) as server:
         other = sqlite3.connect(tmp_path / "asks.db", isolation_level=None)
         try:
             other.execute("BEGIN EXCLUSIVE")
@@ -94,7 +98,10 @@ async def test_slack_failing_makes_it_not_ready_and_recovering_makes_it_ready(
 async def test_a_dropped_socket_makes_it_not_ready_until_it_reconnects(
     emu: SlackEmulator, tmp_path: Path, http: aiohttp.ClientSession
 ) -> None:
-    async with in_process(emu, tmp_path / "asks.db", SLACK_APP_TOKEN=APP_TOKEN) as server:
+    # A dropped socket is reopened at the next ping: soon here (the product's is 5 s).
+    async with in_process(
+        emu, tmp_path / "asks.db", timings=Timings(socket_ping=0.5), SLACK_APP_TOKEN=APP_TOKEN
+    ) as server:
         emu.request_url = None
         emu.delivery = "socket"
         await emu.socket_mode.wait_connected()

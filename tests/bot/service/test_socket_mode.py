@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.service.server import Server
+from bot.service.server import Server, Timings
 from bot.slack.socket_mode import SocketModeRunner
 from provider import AskUserQuestionRequest, RelayProvider
 from slack_emulator import SlackEmulator
@@ -18,11 +18,16 @@ from .harness import APP_TOKEN, RELAY_TOKEN, free_port, in_process, service_env,
 from .test_relay import DB, posted
 
 REQUEST = AskUserQuestionRequest.model_validate({"questions": [DB]})
+# Socket Mode's ping interval in these tests (the product's is 5 s): how soon a drop is mended.
+SOCKET_PING = Timings(socket_ping=0.5)
 
 
 @pytest.fixture
 async def socket_server(emu: SlackEmulator, tmp_path: Path) -> AsyncIterator[Server]:
-    async with in_process(emu, tmp_path / "asks.db", SLACK_APP_TOKEN=APP_TOKEN) as server:
+    # A dropped socket is reopened at the next ping: soon, so a drop's test does not wait 5 s.
+    async with in_process(
+        emu, tmp_path / "asks.db", timings=SOCKET_PING, SLACK_APP_TOKEN=APP_TOKEN
+    ) as server:
         emu.request_url = None  # nothing reaches Slack's Request URL in Socket Mode
         emu.delivery = "socket"
         await emu.socket_mode.wait_connected()

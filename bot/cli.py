@@ -28,7 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Each command imports its own modules, here and not at the top: the agent-side commands
     # start once per call of the agent (the hook before every gated tool call, a person
     # waiting), and the service's modules (Bolt, slack_sdk, the store, ...) would double that.
-    # tests/bot/hooks/test_start_up.py pins what the hook loads.
+    # tests/bot/test_start_up.py pins what they load.
     if argv[:1] == ["hook"]:
         from bot.hooks.command import main as hook
 
@@ -42,9 +42,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _service(argv: Sequence[str]) -> int:
     """`python -m bot [flags]`: the service, or offline mode without Slack credentials."""
-    from bot.config import ConfigError, Mode, load_config, parse_args
+    from bot.flags import parse_args
 
-    args = parse_args(argv)
+    args = parse_args(argv)  # before the service's modules: --help answers without them
+    from bot.config import ConfigError, Mode, load_config
+
     try:
         level, log_format = log_settings(os.environ)
     except LogSettingsError as error:

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
+from bot.flags import parse_args
 from bot.logs import LogSettingsError, configure_logging, log_settings
 
 if TYPE_CHECKING:
@@ -42,8 +43,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _service(argv: Sequence[str]) -> int:
     """`python -m bot [flags]`: the service, or offline mode without Slack credentials."""
-    from bot.flags import parse_args
-
     args = parse_args(argv)  # before the service's modules: --help answers without them
     from bot.config import ConfigError, Mode, load_config
 

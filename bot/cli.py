@@ -9,11 +9,14 @@ import os
 import signal
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING
 
-from bot.config import Config, ConfigError, Mode, load_config, parse_args
+from bot.flags import parse_args
 from bot.logs import LogSettingsError, configure_logging, log_settings
-from bot.parts import StartupError
-from bot.service.server import Server
+
+if TYPE_CHECKING:
+    from bot.config import Config
+    from bot.parts import StartupError
 
 log = logging.getLogger("bot")
 
@@ -23,7 +26,10 @@ Runner = Callable[[asyncio.Event], Awaitable[int]]
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the process exit code (2: cannot start)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    # The agent-side commands load only what they need: they start once per call of the agent.
+    # Each command imports its own modules, here and not at the top: the agent-side commands
+    # start once per call of the agent (the hook before every gated tool call, a person
+    # waiting), and the service's modules (Bolt, slack_sdk, the store, ...) would double that.
+    # tests/bot/test_start_up.py pins what they load.
     if argv[:1] == ["hook"]:
         from bot.hooks.command import main as hook
 
@@ -32,7 +38,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.mcp.main import main as mcp_main
 
         return mcp_main(argv[1:])
-    args = parse_args(argv)
+    return _service(argv)
+
+
+def _service(argv: Sequence[str]) -> int:
+    """`python -m bot [flags]`: the service, or offline mode without Slack credentials."""
+    args = parse_args(argv)  # before the service's modules: --help answers without them
+    from bot.config import ConfigError, Mode, load_config
+
     try:
         level, log_format = log_settings(os.environ)
     except LogSettingsError as error:
@@ -71,6 +84,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 async def _started(config: Config, run: Awaitable[int]) -> int:
     """`run`'s exit code, or 2 with the reason when the service cannot start."""
+    from bot.parts import StartupError
+
     try:
         return await run
     except StartupError as error:
@@ -90,6 +105,10 @@ def _why(config: Config, error: StartupError) -> str:
 
 
 async def _serve(config: Config, stop: asyncio.Event) -> int:
+    from bot.config import Mode
+    from bot.parts import StartupError
+    from bot.service.server import Server
+
     try:
         server = await Server.start(config)
     except StartupError as error:

@@ -8,13 +8,16 @@ from __future__ import annotations
 import argparse
 import re
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
 from pydantic import BaseModel, ConfigDict, SecretStr
 
+# The flags live apart so that `--help` loads no service; parse_args stays importable from here.
+from bot.flags import DEFAULT_HOST, DEFAULT_PORT
+from bot.flags import parse_args as parse_args
 from bot.parts import SlackSettings
 from bot.review import PolicyError, load_policies
 from bot.slack.api import SLACK_API_URL
@@ -32,8 +35,6 @@ class ConfigError(Exception):
     """The configuration cannot work; the message lists every problem found."""
 
 
-DEFAULT_HOST: Final = "127.0.0.1"
-DEFAULT_PORT: Final = 3000
 DEFAULT_DB: Final = Path("slack-questions.db")
 
 
@@ -61,30 +62,6 @@ _SIGNING_SECRET = re.compile(r"^[0-9a-f]{32}$")
 _CHANNEL = re.compile(r"^[CG][A-Z0-9]{2,}$")
 _RESPONDER = re.compile(r"^[UWS][A-Z0-9]{2,}$")
 _RELAY_TOKEN_MIN = 16
-
-
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    """The command-line flags (they override the environment)."""
-    parser = argparse.ArgumentParser(
-        prog="python -m bot",
-        description="slack-questions: let AI agents ask people in Slack. With no Slack "
-        "credentials it runs offline against a local Slack emulator with a demo agent.",
-    )
-    parser.add_argument("--host", help=f"address to listen on (default {DEFAULT_HOST})")
-    parser.add_argument("--port", type=int, help=f"port to listen on (default {DEFAULT_PORT})")
-    parser.add_argument(
-        "--db",
-        help="where asks are kept: a SQLite file (or sqlite:FILE), or a postgresql:// URL "
-        "that several replicas share (SLACK_QUESTIONS_DB)",
-    )
-    parser.add_argument("--channel", help="channel id for questions (SLACK_QUESTIONS_CHANNEL)")
-    parser.add_argument(
-        "--no-demo", action="store_true", help="offline: do not start the demo agent"
-    )
-    parser.add_argument(
-        "--no-browser", action="store_true", help="offline: terminal only, no playground page"
-    )
-    return parser.parse_args(list(argv))
 
 
 def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:

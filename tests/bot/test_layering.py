@@ -26,7 +26,9 @@ VOCABULARY: Final = frozenset(
     {"outcomes", "block_ids", "payloads", "answers", "review", "clock", "tasks"}
 )
 PLUMBING: Final = frozenset({"logs", "metrics"})
-ENTRY: Final = frozenset({"__init__", "__main__", "cli", "config", "parts", "slack_provider"})
+ENTRY: Final = frozenset(
+    {"__init__", "__main__", "cli", "flags", "config", "parts", "slack_provider"}
+)
 TEAM: Final = frozenset({"team"})
 # The folders of bot/ (render/ is vocabulary too: pure Block Kit from the vocabulary).
 FOLDERS: Final = frozenset(

@@ -1,0 +1,38 @@
+"""The command-line flags of `python -m bot`, apart from the configuration they feed.
+
+Parsing them needs argparse only, so `python -m bot --help` answers without importing the
+service (`bot.config` builds on the composition root's settings, and so on all of it).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Final
+
+DEFAULT_HOST: Final = "127.0.0.1"
+DEFAULT_PORT: Final = 3000
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    """The command-line flags (they override the environment)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bot",
+        description="slack-questions: let AI agents ask people in Slack. With no Slack "
+        "credentials it runs offline against a local Slack emulator with a demo agent.",
+    )
+    parser.add_argument("--host", help=f"address to listen on (default {DEFAULT_HOST})")
+    parser.add_argument("--port", type=int, help=f"port to listen on (default {DEFAULT_PORT})")
+    parser.add_argument(
+        "--db",
+        help="where asks are kept: a SQLite file (or sqlite:FILE), or a postgresql:// URL "
+        "that several replicas share (SLACK_QUESTIONS_DB)",
+    )
+    parser.add_argument("--channel", help="channel id for questions (SLACK_QUESTIONS_CHANNEL)")
+    parser.add_argument(
+        "--no-demo", action="store_true", help="offline: do not start the demo agent"
+    )
+    parser.add_argument(
+        "--no-browser", action="store_true", help="offline: terminal only, no playground page"
+    )
+    return parser.parse_args(list(argv))

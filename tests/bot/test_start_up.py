@@ -1,0 +1,84 @@
+"""What `python -m bot` loads before it knows the command: nothing of the service.
+
+Claude Code runs `python -m bot hook claude-code` before every gated tool call, with a person
+waiting, so its start-up is on their path: it needs the relay client and its own events only.
+Importing the service's modules (Bolt, slack_sdk, the store, Markdown rendering, metrics)
+doubled it. These tests keep `bot/cli.py`'s per-command imports from regressing; each runs a
+fresh interpreter, as Claude Code does.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from .service.harness import ROOT
+
+# Libraries only the service needs; the hook and --help start without any of them.
+SERVICE_LIBRARIES = frozenset(
+    {"slack_bolt", "slack_sdk", "markdown_it", "prometheus_client", "sqlite3", "mcp", "uvicorn"}
+)
+# The modules of bot/ every command may load: the entry point (the hook adds bot.hooks.*).
+ENTRY_MODULES = frozenset({"bot", "bot.cli", "bot.flags", "bot.logs"})
+MODULES = "--- sys.modules ---"
+
+
+def loaded_by(script: str) -> set[str]:
+    """The modules a fresh interpreter holds after running `script` (stdin empty, no relay
+    settings: a hook run stops right after its imports, at the missing settings)."""
+    listed = f"{script}\nimport sys\nprint({MODULES!r}, *sys.modules, sep='\\n')"
+    done = subprocess.run(
+        [sys.executable, "-c", listed],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT)},
+        stdin=subprocess.DEVNULL,
+    )
+    return set(done.stdout.rpartition(MODULES)[2].split())  # not what the command printed
+
+
+def heavy(loaded: set[str]) -> set[str]:
+    """The loaded modules that belong to the service, not to the entry point or the hook."""
+    return {
+        name
+        for name in loaded
+        if name.split(".")[0] in SERVICE_LIBRARIES
+        or (
+            name.split(".")[0] == "bot"
+            and name not in ENTRY_MODULES
+            and not name.startswith("bot.hooks")
+        )
+    }
+
+
+def run_as_main(*argv: str, code: int) -> str:
+    """A script that runs `python -m bot *argv` (through bot/__main__.py), ending with `code`."""
+    return (
+        "import runpy, sys\n"
+        f"sys.argv = ['bot', *{list(argv)!r}]\n"
+        "try:\n"
+        "    runpy.run_module('bot', run_name='__main__', alter_sys=True)\n"
+        "except SystemExit as exit_:\n"
+        f"    assert exit_.code == {code}, exit_.code\n"
+    )
+
+
+def test_the_hook_command_loads_no_service_module() -> None:
+    # No relay settings: the hook refuses (exit 1) once it has imported all it runs with.
+    loaded = loaded_by(run_as_main("hook", "claude-code", code=1))
+    assert "bot.hooks.command" in loaded  # the hook did run
+    assert "provider.relay_client" in loaded
+    assert heavy(loaded) == set()
+
+
+def test_help_loads_no_service_module() -> None:
+    loaded = loaded_by(run_as_main("--help", code=0))  # exit 0: the help was printed
+    assert heavy(loaded) == set()
+
+
+def test_the_entry_point_loads_no_command_until_one_is_chosen() -> None:
+    loaded = loaded_by("import bot.cli")
+    assert {name for name in loaded if name.startswith("bot")} == ENTRY_MODULES
+    assert heavy(loaded) == set()

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 from bot.service.server import Server
 from bot.slack.messages import METADATA_EVENT
@@ -36,6 +37,9 @@ def posted(emu: SlackEmulator) -> list[str]:
     ]
 
 
+# Timed against Slack's rate: it runs in CI's serial run of the marked tests, where no other
+# test competes for the cores.
+@pytest.mark.slow
 async def test_a_hundred_asks_in_one_channel_are_all_posted_in_order_at_the_allowed_rate(
     server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
 ) -> None:

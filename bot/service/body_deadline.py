@@ -12,9 +12,12 @@ When the deadline passes before the body is complete, the body stream is failed 
 from __future__ import annotations
 
 import asyncio
+import logging
 
 from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
+
+log = logging.getLogger(__name__)
 
 
 class BodyTimedOut(TimeoutError):
@@ -41,6 +44,13 @@ def body_deadline(seconds: float) -> Middleware:
         try:
             return await handler(request)
         except BodyTimedOut as timed_out:
+            log.warning(
+                "answered 408 to %s %s from %s: %s",
+                request.method,
+                request.path,
+                request.remote,
+                timed_out,
+            )
             response = web.Response(status=408, text=str(timed_out))
             response.force_close()  # the rest of the body is not worth waiting for
             return response

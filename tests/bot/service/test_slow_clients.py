@@ -181,3 +181,73 @@ async def test_slack_events_refuses_413_a_body_over_the_limit_before_reading_it(
         b"the body is 10485760 bytes, over the 262144 this endpoint takes",
     )
     assert emu.calls == calls
+
+
+async def test_slack_events_refuses_413_a_chunked_body_once_it_outgrows_the_limit(
+    strict: Server, emu: SlackEmulator
+) -> None:
+    calls = list(emu.calls)
+    reader, writer = await connect(strict)
+    head = {
+        "X-Slack-Request-Timestamp": str(int(time.time())),
+        "X-Slack-Signature": "v0=" + "0" * 64,
+        "Transfer-Encoding": "chunked",
+    }
+    chunk = b"x" * 65536
+    writer.write(request_head("/slack/events", head))
+    for _ in range(5):  # 320 KiB, over the 256 KiB limit; no length announced
+        writer.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+    writer.write(b"0\r\n\r\n")
+    await writer.drain()
+    try:
+        status, text = await response(reader, BODY_TIMEOUT_S)
+    finally:
+        writer.close()
+    assert (status, text) == (
+        b"HTTP/1.1 413 Request Entity Too Large",
+        b"the body is over the 262144 bytes this endpoint takes",
+    )
+    assert emu.calls == calls
+
+
+async def test_a_kept_alive_connection_is_closed_when_the_next_request_is_not_sent_in_time(
+    strict: Server,
+) -> None:
+    reader, writer = await connect(strict)
+    writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    await writer.drain()
+    try:
+        status, text = await response(reader, HEADER_TIMEOUT_S)
+        answered = time.monotonic()
+        # Kept alive, then idle: the next request's headers have the same deadline.
+        rest = await until_hung_up(reader, HEADER_TIMEOUT_S + SLACK_S)
+    finally:
+        writer.close()
+    assert (status, text, rest) == (b"HTTP/1.1 200 OK", b'{"ok": true}', b"")
+    assert time.monotonic() - answered >= HEADER_TIMEOUT_S * 0.9
+
+
+async def test_a_body_sent_within_the_deadline_is_read_as_usual(strict: Server) -> None:
+    body = b'{"questions": [{"id": "db", "question": "Which database?"}]}'
+    reader, writer = await connect(strict)
+    writer.write(
+        request_head(
+            "/v1/asks",
+            {
+                "Authorization": f"Bearer {RELAY_TOKEN}",
+                "Content-Type": "application/json",
+                "Content-Length": str(len(body)),
+            },
+        )
+    )
+    half = len(body) // 2
+    writer.write(body[:half])
+    await writer.drain()
+    await asyncio.sleep(BODY_TIMEOUT_S / 2)  # the client's pause: well inside the deadline
+    writer.write(body[half:])
+    await writer.drain()
+    try:
+        status, _ = await response(reader, BODY_TIMEOUT_S)
+    finally:
+        writer.close()
+    assert status == b"HTTP/1.1 201 Created"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import re
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Final
@@ -36,6 +36,12 @@ class ConfigError(Exception):
 
 
 DEFAULT_DB: Final = Path("slack-questions.db")
+# How long a client may take to send a request's headers (counted from the connection
+# opening, or from the previous answer on a kept-alive connection), and then its body;
+# past either the service hangs up, so trickling clients cannot hold connections open.
+DEFAULT_HEADER_TIMEOUT_S: Final = 10.0
+DEFAULT_BODY_TIMEOUT_S: Final = 30.0
+_MAX_TIMEOUT_S: Final = 3600.0
 
 
 class Config(BaseModel):
@@ -55,6 +61,8 @@ class Config(BaseModel):
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     metrics: bool = False  # /metrics served (SLACK_QUESTIONS_METRICS=1)
+    header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S  # SLACK_QUESTIONS_HEADER_TIMEOUT
+    body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S  # SLACK_QUESTIONS_BODY_TIMEOUT
 
 
 _TOKEN_PREFIXES = {"SLACK_BOT_TOKEN": "xoxb-", "SLACK_APP_TOKEN": "xapp-"}
@@ -156,6 +164,11 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
     if metrics not in ("0", "1", "true", "false"):
         problems.append(f"SLACK_QUESTIONS_METRICS must be 1 (serve /metrics) or 0, not {metrics!r}")
 
+    header_timeout = _seconds(
+        "SLACK_QUESTIONS_HEADER_TIMEOUT", get, DEFAULT_HEADER_TIMEOUT_S, problems
+    )
+    body_timeout = _seconds("SLACK_QUESTIONS_BODY_TIMEOUT", get, DEFAULT_BODY_TIMEOUT_S, problems)
+
     if problems:
         raise ConfigError("cannot start:\n" + "\n".join(f"  - {p}" for p in problems))
     return Config(
@@ -169,7 +182,29 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
         host=args.host or get("HOST") or DEFAULT_HOST,
         port=port,
         metrics=metrics in ("1", "true"),
+        header_timeout_s=header_timeout,
+        body_timeout_s=body_timeout,
     )
+
+
+def _seconds(
+    name: str, get: Callable[[str], str | None], default: float, problems: list[str]
+) -> float:
+    """A timeout in seconds: a number above 0 and at most an hour (default when unset)."""
+    value = get(name)
+    if value is None:
+        return default
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 < seconds <= _MAX_TIMEOUT_S:  # NaN and infinities fail this too
+        problems.append(
+            f"{name} must be a number of seconds above 0 and at most {_MAX_TIMEOUT_S:g}, "
+            f"not {value!r}"
+        )
+        return default
+    return seconds
 
 
 def _port(value: str | None, problems: list[str]) -> int:

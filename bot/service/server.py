@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -18,10 +19,17 @@ from slack_sdk.signature import SignatureVerifier
 from bot.config import Config, Mode
 from bot.metrics import Metrics
 from bot.parts import Parts, StartupError, build
+from bot.service.body_deadline import body_deadline
 from bot.service.readiness import CHECK_TIMEOUT_SECONDS, Check, Readiness
 from bot.service.relay import MAX_BODY_BYTES, RelayServer
 from bot.slack.api import SlackCallFailed, SlackClient
-from bot.slack.requests import Refused, bolt_request_of, verified_text
+from bot.slack.requests import (
+    Refused,
+    bolt_request_of,
+    check_headers,
+    check_length,
+    verified_text,
+)
 from bot.slack.socket_mode import PING_INTERVAL_S, SocketModeRunner
 from bot.slack_provider import SlackQuestionProvider
 from bot.store import AskStore
@@ -214,7 +222,9 @@ def _web_app(
     config: Config, parts: Parts, relay: RelayServer, readiness: Readiness
 ) -> web.Application:
     """The one port's routes: health, readiness, metrics, the relay and (HTTP) Slack's events."""
-    app = web.Application(client_max_size=MAX_BODY_BYTES)
+    app = web.Application(
+        client_max_size=MAX_BODY_BYTES, middlewares=[body_deadline(config.body_timeout_s)]
+    )
     app.router.add_get("/healthz", _healthz)
     app.router.add_get("/readyz", readiness.handle)
     if parts.metrics is not None:
@@ -230,7 +240,15 @@ def _web_app(
 
 async def _listen(config: Config, app: web.Application) -> web.AppRunner:
     """`app` served on the configured host and port; `StartupError` if it cannot listen."""
-    runner = web.AppRunner(app, shutdown_timeout=SHUTDOWN_GRACE_SECONDS, access_log=None)
+    # aiohttp has no header timeout of its own, but its keep-alive timer closes a connection
+    # still waiting for a complete request: armed when the connection opens (aiohttp 3.14.5
+    # on) and again after each answer, it bounds the time a client takes to send its headers.
+    runner = web.AppRunner(
+        app,
+        shutdown_timeout=SHUTDOWN_GRACE_SECONDS,
+        access_log=None,
+        keepalive_timeout=config.header_timeout_s,
+    )
     await runner.setup()
     try:
         await web.TCPSite(runner, config.host, config.port).start()
@@ -269,9 +287,19 @@ def _slack_events(
     bolt: AsyncApp, verifier: SignatureVerifier
 ) -> Callable[[web.Request], Awaitable[web.Response]]:
     async def handle(request: web.Request) -> web.Response:
-        # Verified and checked here, as Bolt would parse (and fail on) the body first.
+        # Verified and checked here, as Bolt would parse (and fail on) the body first; and
+        # from the headers alone before that, so a request that cannot be Slack's is
+        # refused without waiting for its body.
         try:
-            text = verified_text(await request.read(), request.headers, verifier)
+            check_length(request.content_length, MAX_BODY_BYTES)
+            check_headers(request.headers, time.time())
+            try:
+                body = await request.read()
+            except web.HTTPRequestEntityTooLarge:
+                raise Refused(
+                    413, f"the body is over the {MAX_BODY_BYTES} bytes this endpoint takes"
+                ) from None
+            text = verified_text(body, request.headers, verifier)
             headers = {name.lower(): request.headers.getall(name) for name in request.headers}
             bolt_request = bolt_request_of(text, request.query_string, headers)
         except Refused as refused:

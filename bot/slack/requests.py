@@ -5,6 +5,10 @@ listener matching indexes into the payload unguarded: either failure answered 50
 traceback. Here the signature is verified on the raw bytes first (401 for anything unsigned,
 stale or with a malformed timestamp, before anything is parsed), then the body is read with
 Bolt's rules and its shape checked (400 for a signed body Bolt could not route).
+
+Before the body is even read, `check_headers` refuses (401) a request without Slack's two
+headers or whose timestamp is over five minutes from now, and `check_length` (413) one that
+announces a body over the limit: neither costs the time a body takes to arrive.
 """
 
 from __future__ import annotations
@@ -25,6 +29,9 @@ SIGNATURE: Final = "X-Slack-Signature"
 # value or 5,000 digits would make raise.
 _TIMESTAMP = re.compile(r"[0-9]{1,12}")
 _JSON: Final = "application/json"
+# Slack's docs: a request whose timestamp is more than five minutes from local time may be
+# a replay; slack_sdk's verifier refuses the same window (in either direction).
+MAX_AGE_S: Final = 5 * 60
 
 
 class Refused(Exception):
@@ -34,6 +41,28 @@ class Refused(Exception):
         super().__init__(reason)
         self.status = status
         self.reason = reason
+
+
+def check_headers(headers: Mapping[str, str], now: float) -> None:
+    """Refuse (401) a request that cannot be Slack's, from its headers alone: a missing
+    signature or timestamp, a timestamp that is not whole seconds or over `MAX_AGE_S` from
+    `now`. `headers` must look names up case-insensitively, as aiohttp's do."""
+    timestamp, signature = headers.get(TIMESTAMP), headers.get(SIGNATURE)
+    if timestamp is None or signature is None:
+        raise Refused(401, f"no {TIMESTAMP if timestamp is None else SIGNATURE} header")
+    if not _TIMESTAMP.fullmatch(timestamp):
+        raise Refused(401, f"{TIMESTAMP} is not whole seconds: {timestamp[:20]!r}")
+    if abs(now - int(timestamp)) > MAX_AGE_S:
+        raise Refused(401, f"{TIMESTAMP} is over {MAX_AGE_S // 60} minutes from now")
+
+
+def check_length(content_length: int | None, limit: int) -> None:
+    """Refuse (413) a body whose announced length is over `limit` bytes. A body sent
+    without a length (chunked) is held to the same limit while it is read."""
+    if content_length is not None and content_length > limit:
+        raise Refused(
+            413, f"the body is {content_length} bytes, over the {limit} this endpoint takes"
+        )
 
 
 def verified_text(body: bytes, headers: Mapping[str, str], verifier: SignatureVerifier) -> str:

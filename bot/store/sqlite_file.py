@@ -23,11 +23,20 @@ the file stays consistent. Several processes may share the file: writers take th
 `BEGIN IMMEDIATE` and wait up to `BUSY_TIMEOUT_MS` for each other.
 
 `PRAGMA user_version` is the schema version; `MIGRATIONS` takes a file forward.
+
+Permissions: the file holds every question and answer (typed secrets included), so only
+its owner may read it. A new file is created 0600 whatever the umask, and SQLite gives its
+-wal and -shm the main file's mode. An existing file, -wal or -shm that others may read or
+write (0644, from an older version or a umask) loses those bits, with a WARNING naming it;
+a mode stricter than that is left as the operator made it.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -37,6 +46,11 @@ from typing import TypeVar
 from bot.store.sqlite_thread import StoreThread
 
 T = TypeVar("T")
+
+log = logging.getLogger(__name__)
+
+OWNER_ONLY = 0o600
+_OTHERS = 0o077  # group and others: read, write, execute
 
 BUSY_TIMEOUT_MS = 5000
 
@@ -234,8 +248,52 @@ def transaction(conn: sqlite3.Connection) -> Iterator[None]:
         raise
 
 
+def owner_only(path: Path) -> None:
+    """Take group and others' bits off `path` if it exists (never adding any), with a
+    WARNING when there were some; `StoreError` if they cannot be taken off."""
+    try:
+        found = stat.S_IMODE(os.stat(path).st_mode)
+        if not found & _OTHERS:
+            return
+        os.chmod(path, found & ~_OTHERS)
+    except FileNotFoundError:
+        return
+    except OSError as error:
+        problem = f"cannot make it readable by its owner only ({error.strerror})"
+        raise StoreError(path, problem) from error
+    log.warning(
+        "ask store %s: other users could read or write it (mode %04o); made it %04o",
+        path,
+        found,
+        found & ~_OTHERS,
+    )
+
+
+def _create_owner_only(path: Path) -> None:
+    """Create `path` empty and 0600 (an empty file is a new database to SQLite) unless it
+    exists; where it cannot be created, SQLite says why when it tries."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, OWNER_ONLY)
+    except OSError:
+        return
+    try:
+        os.fchmod(fd, OWNER_ONLY)  # the umask may have taken bits off: exactly 0600
+    finally:
+        os.close(fd)
+
+
+def _companions(path: Path) -> tuple[Path, ...]:
+    """The file and the two SQLite keeps beside it in WAL mode."""
+    return (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm"))
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     """The worker's connection, with the file migrated to the current schema."""
+    on_disk = str(path) not in ("", ":memory:")
+    if on_disk:
+        _create_owner_only(path)
+        for existing in _companions(path):
+            owner_only(existing)
     try:
         conn = sqlite3.connect(path, isolation_level=None)
     except sqlite3.Error as error:
@@ -246,6 +304,10 @@ def _connect(path: Path) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         migrate(conn, path)
+        if on_disk:
+            # Whatever SQLite created just now (-wal, -shm), and however it chose the mode.
+            for created in _companions(path):
+                owner_only(created)
     except StoreError:
         conn.close()
         raise

@@ -191,3 +191,26 @@ def test_another_url_scheme_is_refused_naming_it() -> None:
         "cannot start:\n  - SLACK_QUESTIONS_DB must be a SQLite file or a postgresql:// URL, "
         "not a mysql:// URL"
     )
+
+
+def test_the_header_and_body_timeouts_default_to_10_and_30_seconds() -> None:
+    config = load_config(HTTP, parse_args([]))
+    assert (config.header_timeout_s, config.body_timeout_s) == (10.0, 30.0)
+
+
+def test_the_header_and_body_timeouts_take_seconds_with_a_fraction() -> None:
+    env = {**HTTP, "SLACK_QUESTIONS_HEADER_TIMEOUT": "2.5", "SLACK_QUESTIONS_BODY_TIMEOUT": "60"}
+    config = load_config(env, parse_args([]))
+    assert (config.header_timeout_s, config.body_timeout_s) == (2.5, 60.0)
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "ten", "nan", "inf", "3601"])
+def test_a_timeout_that_is_not_a_positive_number_of_seconds_is_refused(value: str) -> None:
+    env = {**HTTP, "SLACK_QUESTIONS_HEADER_TIMEOUT": value, "SLACK_QUESTIONS_BODY_TIMEOUT": value}
+    assert problems(env) == (
+        "cannot start:\n"
+        "  - SLACK_QUESTIONS_HEADER_TIMEOUT must be a number of seconds above 0 and at most "
+        f"3600, not {value!r}\n"
+        "  - SLACK_QUESTIONS_BODY_TIMEOUT must be a number of seconds above 0 and at most "
+        f"3600, not {value!r}"
+    )

@@ -8,7 +8,14 @@ import pytest
 from multidict import CIMultiDict
 from slack_sdk.signature import SignatureVerifier
 
-from bot.slack.requests import Refused, bolt_request_of, check_payload, verified_text
+from bot.slack.requests import (
+    Refused,
+    bolt_request_of,
+    check_headers,
+    check_length,
+    check_payload,
+    verified_text,
+)
 
 SECRET = "0123456789abcdef0123456789abcdef"
 VERIFIER = SignatureVerifier(SECRET)
@@ -65,3 +72,37 @@ def test_a_well_formed_click_becomes_bolts_request() -> None:
     )
     request = bolt_request_of(body, "", {"content-type": ["application/json"]})
     assert request.body["actions"] == [{"action_id": "sq_pick.0"}]
+
+
+NOW = 1_700_000_000.0
+
+
+@pytest.mark.parametrize("age", [300, -300, 0])
+def test_headers_with_a_timestamp_within_5_minutes_either_way_pass_before_the_body(
+    age: int,
+) -> None:
+    check_headers(headers("", timestamp=str(int(NOW) - age)), NOW)
+
+
+@pytest.mark.parametrize("age", [301, -301])
+def test_headers_with_a_timestamp_over_5_minutes_either_way_are_refused(age: int) -> None:
+    with pytest.raises(Refused) as refused:
+        check_headers(headers("", timestamp=str(int(NOW) - age)), NOW)
+    assert refusal(refused) == (401, "X-Slack-Request-Timestamp is over 5 minutes from now")
+
+
+def test_headers_with_a_timestamp_of_5000_digits_are_refused_before_it_is_read() -> None:
+    with pytest.raises(Refused) as refused:
+        check_headers(headers("", timestamp="9" * 5000), NOW)
+    assert refusal(refused) == (
+        401,
+        "X-Slack-Request-Timestamp is not whole seconds: '99999999999999999999'",
+    )
+
+
+def test_a_length_at_the_limit_passes_and_one_byte_over_is_refused() -> None:
+    check_length(100, 100)
+    check_length(None, 100)  # chunked: held to the limit while it is read
+    with pytest.raises(Refused) as refused:
+        check_length(101, 100)
+    assert refusal(refused) == (413, "the body is 101 bytes, over the 100 this endpoint takes")

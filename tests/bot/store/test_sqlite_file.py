@@ -5,7 +5,9 @@ be used."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -26,7 +28,7 @@ from bot.store import (
     ThreadRef,
 )
 from bot.store.sqlite import SqliteStore
-from bot.store.sqlite_file import MIGRATIONS, SCHEMA_VERSION, StoreError, migrate
+from bot.store.sqlite_file import MIGRATIONS, SCHEMA_VERSION, StoreError, migrate, owner_only
 from provider import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionItem
 
 NAME = AskUserQuestionItem(id="name", question="Name the service")
@@ -311,3 +313,67 @@ async def test_an_in_memory_store_settles_on_its_one_connection() -> None:
         await store.add(ask("a1"))
         assert await store.settle(*answered("a1", "U_ALICE")) is True
         assert (await store.get("a1")) == answered("a1", "U_ALICE")[0]
+
+
+# --- who may read the file ------------------------------------------------------------------
+
+
+@contextmanager
+def umask(mask: int) -> Iterator[None]:
+    previous = os.umask(mask)
+    try:
+        yield
+    finally:
+        os.umask(previous)
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def with_suffix(db: Path, suffix: str) -> Path:
+    return db.with_name(db.name + suffix)
+
+
+async def test_a_new_file_and_its_wal_and_shm_are_readable_by_their_owner_only(db: Path) -> None:
+    with umask(0o022):  # the usual umask, which would leave a plain new file 0644
+        async with SqliteStore(db) as store:
+            await store.add(ask("a1"))  # a write: -wal and -shm exist now
+            modes = {
+                p.name: mode(p) for p in (db, with_suffix(db, "-wal"), with_suffix(db, "-shm"))
+            }
+    assert modes == {"asks.db": 0o600, "asks.db-wal": 0o600, "asks.db-shm": 0o600}
+
+
+async def test_an_existing_world_readable_file_is_made_owner_only_and_says_so(
+    db: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with umask(0o022), raw(db) as conn:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("CREATE TABLE t (x)")  # leaves -wal and -shm behind, 0644 too
+        for path in (db, with_suffix(db, "-wal"), with_suffix(db, "-shm")):
+            path.chmod(0o644)
+        async with SqliteStore(db):
+            modes = {
+                p.name: mode(p) for p in (db, with_suffix(db, "-wal"), with_suffix(db, "-shm"))
+            }
+    assert modes == {"asks.db": 0o600, "asks.db-wal": 0o600, "asks.db-shm": 0o600}
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        f"ask store {db}: other users could read or write it (mode 0644); made it 0600",
+        f"ask store {db}-wal: other users could read or write it (mode 0644); made it 0600",
+        f"ask store {db}-shm: other users could read or write it (mode 0644); made it 0600",
+    ]
+
+
+def test_a_file_stricter_than_owner_only_is_left_as_the_operator_made_it(db: Path) -> None:
+    db.touch()
+    db.chmod(0o400)
+    owner_only(db)
+    assert mode(db) == 0o400
+
+
+def test_a_group_readable_file_loses_only_the_bits_of_group_and_others(db: Path) -> None:
+    db.touch()
+    db.chmod(0o440)
+    owner_only(db)
+    assert mode(db) == 0o400

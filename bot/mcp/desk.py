@@ -19,13 +19,15 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent
-from pydantic import Field
+from pydantic import Field, SecretStr
 
+from bot.mcp.access import StaticTokenVerifier, bearer_auth_settings
 from bot.mcp.calls import SharedCalls, call_key
 from bot.mcp.sessions import AgentSessions
 from provider import (
     AgentRegistry,
     AskUserQuestionRequest,
+    ErrorCode,
     RelayProvider,
     UserQuestionError,
     UserQuestionService,
@@ -67,6 +69,9 @@ class DeskOptions:
     agent_name: str | None = None  # SLACK_QUESTIONS_AGENT_NAME
     where: str = "Slack"  # "#agent-questions" when the channel's name is known
     progress_every: float = PROGRESS_EVERY_SECONDS
+    # `--http` with SLACK_QUESTIONS_MCP_TOKEN: every request must carry it as a bearer token.
+    bearer_token: SecretStr | None = None
+    url: str = "http://127.0.0.1/mcp"  # where `--http` serves (the SDK's auth wants a URL)
 
 
 class QuestionDesk:
@@ -83,8 +88,16 @@ class QuestionDesk:
         self._calls = SharedCalls()
         # How many asks each started-question key has already used (see `_start`).
         self._occurrences: dict[str, int] = {}
+        # The asks start_question made here: the only ids get_answer and withdraw_question
+        # reach, so a caller cannot read or withdraw another agent's ask by its id.
+        self._started: set[str] = set()
+        token = self._options.bearer_token
         self.server: MCPServer[Any] = MCPServer(
-            "slack-questions", instructions=INSTRUCTIONS, tools=self._tools()
+            "slack-questions",
+            instructions=INSTRUCTIONS,
+            tools=self._tools(),
+            token_verifier=StaticTokenVerifier(token) if token is not None else None,
+            auth=bearer_auth_settings(self._options.url) if token is not None else None,
         )
 
     async def __aenter__(self) -> QuestionDesk:
@@ -168,6 +181,8 @@ class QuestionDesk:
         wait_seconds: Annotated[float, Field(ge=0, le=MAX_WAIT_SECONDS)] = 30,
     ) -> CallToolResult:
         """The ask's state, waiting up to `wait_seconds` for an answer, with progress."""
+        if ask_id not in self._started:
+            return _error_result(_unknown("GET", ask_id))
         loop = asyncio.get_running_loop()
         started = loop.time()
         try:
@@ -185,6 +200,8 @@ class QuestionDesk:
 
     async def withdraw_question(self, ask_id: str) -> CallToolResult:
         """Withdraw the ask; report how it ended (an answer that came first wins)."""
+        if ask_id not in self._started:
+            return _error_result(_unknown("DELETE", ask_id))
         try:
             view = await self._relay.withdraw(ask_id)
         except UserQuestionError as error:
@@ -201,6 +218,7 @@ class QuestionDesk:
         if view.state is not AskState.PENDING:
             self._occurrences[key] = occurrence + 1
             view = await self._relay.start(request, idempotency_key=f"mcp/{key}/{occurrence + 1}")
+        self._started.add(view.id)
         return view
 
     async def _with_progress(
@@ -219,6 +237,15 @@ class QuestionDesk:
         await ctx.report_progress(
             elapsed, None, f"waiting for an answer in {self._options.where} ({elapsed:.0f} s)"
         )
+
+
+def _unknown(method: str, ask_id: str) -> UserQuestionError:
+    """What the relay's 404 for an id it never made reads as: an id another agent's ask has
+    is answered exactly like one nobody's has, so this server confirms no one else's ids."""
+    return UserQuestionError(
+        ErrorCode.ASK_FAILED,
+        f"relay {method} /v1/asks/{ask_id}: HTTP 404 NOT_FOUND: no ask {ask_id}",
+    )
 
 
 def _state_of(view: AskView) -> dict[str, object]:

@@ -41,6 +41,7 @@ _ORIGIN_ENTRY = re.compile(rf"^https?://{_HOST}$")
 class HttpAccess:
     """What `--http` lets in: requests with `token` (if set) naming an allowed Host and Origin."""
 
+    url: str  # where it serves: http://HOST:PORT/mcp
     token: SecretStr | None
     allowed_hosts: tuple[str, ...]
     allowed_origins: tuple[str, ...]
@@ -120,6 +121,7 @@ def http_access(env: Mapping[str, str], host: str, port: int) -> HttpAccess:
     if not origins:
         origins = tuple(f"{scheme}://{entry}" for entry in hosts for scheme in ("http", "https"))
     return HttpAccess(
+        url=f"http://{bracketed(host)}:{port}/mcp",
         token=SecretStr(token) if token is not None else None,
         allowed_hosts=hosts,
         allowed_origins=origins,

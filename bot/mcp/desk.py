@@ -19,9 +19,9 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent
-from pydantic import Field, SecretStr
+from pydantic import Field
 
-from bot.mcp.access import StaticTokenVerifier, bearer_auth_settings
+from bot.mcp.access import HttpAccess, StaticTokenVerifier, bearer_auth_settings
 from bot.mcp.calls import SharedCalls, call_key
 from bot.mcp.sessions import AgentSessions
 from provider import (
@@ -69,9 +69,8 @@ class DeskOptions:
     agent_name: str | None = None  # SLACK_QUESTIONS_AGENT_NAME
     where: str = "Slack"  # "#agent-questions" when the channel's name is known
     progress_every: float = PROGRESS_EVERY_SECONDS
-    # `--http` with SLACK_QUESTIONS_MCP_TOKEN: every request must carry it as a bearer token.
-    bearer_token: SecretStr | None = None
-    url: str = "http://127.0.0.1/mcp"  # where `--http` serves (the SDK's auth wants a URL)
+    # `--http`: with SLACK_QUESTIONS_MCP_TOKEN, every request must carry it as a bearer token.
+    http: HttpAccess | None = None
 
 
 class QuestionDesk:
@@ -91,13 +90,14 @@ class QuestionDesk:
         # The asks start_question made here: the only ids get_answer and withdraw_question
         # reach, so a caller cannot read or withdraw another agent's ask by its id.
         self._started: set[str] = set()
-        token = self._options.bearer_token
+        http = self._options.http
+        token = http.token if http is not None else None
         self.server: MCPServer[Any] = MCPServer(
             "slack-questions",
             instructions=INSTRUCTIONS,
             tools=self._tools(),
             token_verifier=StaticTokenVerifier(token) if token is not None else None,
-            auth=bearer_auth_settings(self._options.url) if token is not None else None,
+            auth=bearer_auth_settings(http.url) if http is not None and token is not None else None,
         )
 
     async def __aenter__(self) -> QuestionDesk:

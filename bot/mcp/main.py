@@ -204,7 +204,6 @@ def main(argv: Sequence[str]) -> int:
 async def _serve(
     target: Target, args: McpArgs, access: HttpAccess | None, agent_name: str | None
 ) -> int:
-    from bot.mcp.access import bracketed
     from bot.mcp.desk import DeskOptions, QuestionDesk
 
     signalled = False
@@ -216,22 +215,13 @@ async def _serve(
             except StartupError as error:
                 print(f"cannot start: {error}", file=sys.stderr)
                 return 2
-        url = None
-        if args.http is not None:
-            host, port = args.http
-            url = f"http://{bracketed(host)}:{port}/mcp"
-        options = DeskOptions(
-            agent_name=agent_name,
-            where=where,
-            bearer_token=access.token if access is not None else None,
-            url=url or DeskOptions.url,
-        )
+        options = DeskOptions(agent_name=agent_name, where=where, http=access)
         desk = await stack.enter_async_context(QuestionDesk(relay, options))
         if args.http is None or access is None:  # stdio (access comes with --http)
             signalled = await _until_signalled(desk.server.run_stdio_async())
         else:
             host, port = args.http
-            print(f"slack-questions MCP server at {url}", file=sys.stderr)
+            print(f"slack-questions MCP server at {access.url}", file=sys.stderr)
             print(_access_line(access), file=sys.stderr)
             # uvicorn shuts down gracefully on SIGTERM/SIGINT, then raises the signal again
             # for the handler it found: ours, so the process lives on to withdraw and close.

@@ -23,6 +23,7 @@ def test_wildcards_other_addresses_and_names_do_not(host: str) -> None:
 
 def test_on_loopback_the_defaults_are_the_loopback_names_at_the_port() -> None:
     assert http_access({}, "127.0.0.1", 8765) == HttpAccess(
+        url="http://127.0.0.1:8765/mcp",
         token=None,
         allowed_hosts=("127.0.0.1:8765", "localhost:8765", "[::1]:8765"),
         allowed_origins=(
@@ -44,6 +45,7 @@ def test_on_every_interface_only_the_loopback_names_are_allowed_by_default() -> 
 
 def test_on_another_address_only_that_address_is_allowed_by_default() -> None:
     access = http_access({"SLACK_QUESTIONS_MCP_TOKEN": TOKEN}, "fd00::5", 8765)
+    assert access.url == "http://[fd00::5]:8765/mcp"
     assert access.allowed_hosts == ("[fd00::5]:8765",)
     assert access.allowed_origins == ("http://[fd00::5]:8765", "https://[fd00::5]:8765")
 

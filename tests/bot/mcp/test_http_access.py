@@ -139,7 +139,9 @@ async def test_a_wrong_token_is_refused_401(guarded: str) -> None:
     assert headers["WWW-Authenticate"].startswith("Bearer ")
 
 
-async def test_with_the_token_a_client_gets_the_answer(guarded: str, emu: SlackEmulator) -> None:
+async def test_with_the_token_a_client_gets_the_answer(
+    guarded: str, emu: SlackEmulator, era: str
+) -> None:
     http = httpx2.AsyncClient(
         headers={"Authorization": f"Bearer {TOKEN}"}, timeout=httpx2.Timeout(30, read=300)
     )
@@ -147,6 +149,7 @@ async def test_with_the_token_a_client_gets_the_answer(guarded: str, emu: SlackE
         http,
         Client(
             streamable_http_client(guarded, http_client=http),
+            mode=era,
             client_info=Implementation(name="claude-code", version="1"),
         ) as mcp,
     ):

@@ -3,7 +3,8 @@
 Every question goes through a relay (`RelayProvider`): a running service's, or the one an
 in-process Socket Mode service listens with on loopback. `ask_user_question` is the seam's
 tool itself (its name, description and schema) over a `UserQuestionService`; the step tools
-hold the relay's ask id.
+hold the relay's ask id, and reach only the asks this server started: the relay token lets
+this process see every ask, its clients must not.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ running service's relay. Without them but with `SLACK_BOT_TOKEN`, `SLACK_APP_TOK
 `SLACK_QUESTIONS_CHANNEL` it runs the service in this process in Socket Mode (no public URL),
 its relay listening on loopback only for this server. Stdout belongs to JSON-RPC on stdio:
 everything else goes to stderr, and start-up runs with `sys.stdout` pointed at stderr.
+With `--http`, `bot.mcp.access` says who gets in (a token off loopback, Host and Origin).
 """
 
 from __future__ import annotations

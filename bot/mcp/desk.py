@@ -3,7 +3,8 @@
 Every question goes through a relay (`RelayProvider`): a running service's, or the one an
 in-process Socket Mode service listens with on loopback. `ask_user_question` is the seam's
 tool itself (its name, description and schema) over a `UserQuestionService`; the step tools
-hold the relay's ask id.
+hold the relay's ask id, and reach only the asks this server started: the relay token lets
+this process see every ask, its clients must not.
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
+from bot.mcp.access import HttpAccess, StaticTokenVerifier, bearer_auth_settings
 from bot.mcp.calls import SharedCalls, call_key
 from bot.mcp.sessions import AgentSessions
 from provider import (
     AgentRegistry,
     AskUserQuestionRequest,
+    ErrorCode,
     RelayProvider,
     UserQuestionError,
     UserQuestionService,
@@ -67,6 +70,8 @@ class DeskOptions:
     agent_name: str | None = None  # SLACK_QUESTIONS_AGENT_NAME
     where: str = "Slack"  # "#agent-questions" when the channel's name is known
     progress_every: float = PROGRESS_EVERY_SECONDS
+    # `--http`: with SLACK_QUESTIONS_MCP_TOKEN, every request must carry it as a bearer token.
+    http: HttpAccess | None = None
 
 
 class QuestionDesk:
@@ -83,8 +88,17 @@ class QuestionDesk:
         self._calls = SharedCalls()
         # How many asks each started-question key has already used (see `_start`).
         self._occurrences: dict[str, int] = {}
+        # The asks start_question made here: the only ids get_answer and withdraw_question
+        # reach, so a caller cannot read or withdraw another agent's ask by its id.
+        self._started: set[str] = set()
+        http = self._options.http
+        token = http.token if http is not None else None
         self.server: MCPServer[Any] = MCPServer(
-            "slack-questions", instructions=INSTRUCTIONS, tools=self._tools()
+            "slack-questions",
+            instructions=INSTRUCTIONS,
+            tools=self._tools(),
+            token_verifier=StaticTokenVerifier(token) if token is not None else None,
+            auth=bearer_auth_settings(http.url) if http is not None and token is not None else None,
         )
 
     async def __aenter__(self) -> QuestionDesk:
@@ -168,6 +182,8 @@ class QuestionDesk:
         wait_seconds: Annotated[float, Field(ge=0, le=MAX_WAIT_SECONDS)] = 30,
     ) -> CallToolResult:
         """The ask's state, waiting up to `wait_seconds` for an answer, with progress."""
+        if ask_id not in self._started:
+            return _error_result(_unknown("GET", ask_id))
         loop = asyncio.get_running_loop()
         started = loop.time()
         try:
@@ -185,6 +201,8 @@ class QuestionDesk:
 
     async def withdraw_question(self, ask_id: str) -> CallToolResult:
         """Withdraw the ask; report how it ended (an answer that came first wins)."""
+        if ask_id not in self._started:
+            return _error_result(_unknown("DELETE", ask_id))
         try:
             view = await self._relay.withdraw(ask_id)
         except UserQuestionError as error:
@@ -201,6 +219,7 @@ class QuestionDesk:
         if view.state is not AskState.PENDING:
             self._occurrences[key] = occurrence + 1
             view = await self._relay.start(request, idempotency_key=f"mcp/{key}/{occurrence + 1}")
+        self._started.add(view.id)
         return view
 
     async def _with_progress(
@@ -219,6 +238,15 @@ class QuestionDesk:
         await ctx.report_progress(
             elapsed, None, f"waiting for an answer in {self._options.where} ({elapsed:.0f} s)"
         )
+
+
+def _unknown(method: str, ask_id: str) -> UserQuestionError:
+    """What the relay's 404 for an id it never made reads as: an id another agent's ask has
+    is answered exactly like one nobody's has, so this server confirms no one else's ids."""
+    return UserQuestionError(
+        ErrorCode.ASK_FAILED,
+        f"relay {method} /v1/asks/{ask_id}: HTTP 404 NOT_FOUND: no ask {ask_id}",
+    )
 
 
 def _state_of(view: AskView) -> dict[str, object]:

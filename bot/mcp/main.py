@@ -5,6 +5,7 @@ running service's relay. Without them but with `SLACK_BOT_TOKEN`, `SLACK_APP_TOK
 `SLACK_QUESTIONS_CHANNEL` it runs the service in this process in Socket Mode (no public URL),
 its relay listening on loopback only for this server. Stdout belongs to JSON-RPC on stdio:
 everything else goes to stderr, and start-up runs with `sys.stdout` pointed at stderr.
+With `--http`, `bot.mcp.access` says who gets in (a token off loopback, Host and Origin).
 """
 
 from __future__ import annotations
@@ -21,12 +22,16 @@ import sys
 from collections.abc import AsyncIterator, Coroutine, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot.config import Config, ConfigError, Mode, load_config, parse_args
 from bot.parts import StartupError
 from bot.service.server import Server
 from bot.slack.api import SlackCallFailed
 from provider import RelayProvider
+
+if TYPE_CHECKING:  # the MCP SDK is an extra: imported only once main() has checked for it
+    from bot.mcp.access import HttpAccess
 
 log = logging.getLogger(__name__)
 
@@ -177,6 +182,7 @@ def main(argv: Sequence[str]) -> int:
         print(error, file=sys.stderr)
         return 2
     try:
+        from bot.mcp.access import http_access
         from bot.mcp.desk import DeskOptions, QuestionDesk  # noqa: F401 - the extra is there
     except ModuleNotFoundError as error:
         if error.name is None or not error.name.startswith("mcp"):
@@ -186,10 +192,19 @@ def main(argv: Sequence[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    return asyncio.run(_serve(target, args, os.environ.get("SLACK_QUESTIONS_AGENT_NAME")))
+    access = None
+    if args.http is not None:
+        try:
+            access = http_access(os.environ, *args.http)
+        except ConfigError as error:
+            print(error, file=sys.stderr)
+            return 2
+    return asyncio.run(_serve(target, args, access, os.environ.get("SLACK_QUESTIONS_AGENT_NAME")))
 
 
-async def _serve(target: Target, args: McpArgs, agent_name: str | None) -> int:
+async def _serve(
+    target: Target, args: McpArgs, access: HttpAccess | None, agent_name: str | None
+) -> int:
     from bot.mcp.desk import DeskOptions, QuestionDesk
 
     signalled = False
@@ -201,24 +216,40 @@ async def _serve(target: Target, args: McpArgs, agent_name: str | None) -> int:
             except StartupError as error:
                 print(f"cannot start: {error}", file=sys.stderr)
                 return 2
-        desk = await stack.enter_async_context(
-            QuestionDesk(relay, DeskOptions(agent_name=agent_name, where=where))
-        )
-        if args.http is None:
+        options = DeskOptions(agent_name=agent_name, where=where, http=access)
+        desk = await stack.enter_async_context(QuestionDesk(relay, options))
+        if args.http is None or access is None:  # stdio (access comes with --http)
             signalled = await _until_signalled(desk.server.run_stdio_async())
         else:
             host, port = args.http
-            print(f"slack-questions MCP server at http://{host}:{port}/mcp", file=sys.stderr)
+            print(f"slack-questions MCP server at {access.url}", file=sys.stderr)
+            print(_access_line(access), file=sys.stderr)
             # uvicorn shuts down gracefully on SIGTERM/SIGINT, then raises the signal again
             # for the handler it found: ours, so the process lives on to withdraw and close.
             with _signals_absorbed():
-                await desk.server.run_streamable_http_async(host=host, port=port)
+                await desk.server.run_streamable_http_async(
+                    host=host, port=port, transport_security=access.transport_security()
+                )
     if signalled:
         # Pending asks are withdrawn and everything is closed; only the transport's stdin
         # reader is left, blocked in a thread no cancellation reaches until stdin closes.
         sys.stderr.flush()
         os._exit(0)
     return 0
+
+
+def _access_line(access: HttpAccess) -> str:
+    """Who gets in, said at start-up, so a refused client's operator knows what to set."""
+    token = (
+        "every request needs Authorization: Bearer $SLACK_QUESTIONS_MCP_TOKEN"
+        if access.token is not None
+        else "no token (loopback only)"
+    )
+    return (
+        f"  {token}; Host must be one of {', '.join(access.allowed_hosts)} "
+        f"(SLACK_QUESTIONS_MCP_ALLOWED_HOSTS), Origin absent or one of "
+        f"{', '.join(access.allowed_origins)} (SLACK_QUESTIONS_MCP_ALLOWED_ORIGINS)"
+    )
 
 
 @contextlib.contextmanager

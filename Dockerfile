@@ -23,6 +23,9 @@ WORKDIR /data
 VOLUME ["/data"]
 
 # Inside a container the service must listen beyond loopback to be reachable at all.
+# Offline mode (no credentials) ignores HOST and stays on loopback: its playground acts as
+# anyone. To open the playground from the host, opt in at run time and publish its port:
+#   docker run -it -p 127.0.0.1:8080:8080 -e SLACK_QUESTIONS_PLAYGROUND=0.0.0.0:8080 slack-questions
 ENV HOST=0.0.0.0 \
     PORT=3000 \
     SLACK_QUESTIONS_DB=/data/slack-questions.db

@@ -69,6 +69,14 @@ def test_the_service_listens_on_every_interface_on_port_3000() -> None:
     assert "PORT=3000" in env.split()
 
 
+def test_the_image_does_not_open_the_offline_playground_beyond_loopback() -> None:
+    # Offline, HOST=0.0.0.0 is not used; the playground listens beyond loopback only when
+    # SLACK_QUESTIONS_PLAYGROUND is given at run time, on purpose.
+    env = " ".join(rest for kw, rest in instructions() if kw in ("ENV", "ARG"))
+    assert "SLACK_QUESTIONS_PLAYGROUND" not in env
+    assert last("EXPOSE") == "3000"
+
+
 def test_the_package_is_installed_with_pip_not_run_from_the_source_tree() -> None:
     assert any(kw == "RUN" and "pip install ." in rest for kw, rest in instructions())
 

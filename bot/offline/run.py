@@ -9,11 +9,19 @@ import secrets
 import stat
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bot.config import Config, Mode
 from bot.offline.demo import run_demo
+from bot.offline.listen import (
+    LOOPBACK,
+    PLAYGROUND_VARIABLE,
+    Address,
+    exposure_notes,
+    playground_address,
+)
+from bot.parts import StartupError
 from bot.service.server import Server
 from provider import AgentRegistry, UserQuestionService
 from slack_emulator import SlackEmulator, seed_workspace
@@ -24,25 +32,34 @@ YOU = "U0YOU00001"
 
 
 async def run_offline(
-    config: Config, stop: asyncio.Event, *, demo: bool = True, browser: bool = True
+    config: Config,
+    stop: asyncio.Event,
+    *,
+    demo: bool = True,
+    browser: bool = True,
+    env: Mapping[str, str] | None = None,
 ) -> int:
     """Run until `stop` is set; returns the exit code. `browser`: also serve the playground.
 
-    Each piece is undone in reverse on the way out, whether the run ends or a later piece
-    fails to start: the demo and the terminal, the playground, the service, the emulator,
-    then the store's directory."""
+    Everything listens on loopback whatever `config.host` says; only the playground may
+    listen elsewhere, when `SLACK_QUESTIONS_PLAYGROUND` in `env` (default: the process's
+    environment) says so. Each piece is undone in reverse on the way out, whether the run
+    ends or a later piece fails to start: the demo and the terminal, the playground, the
+    service, the emulator, then the store's directory."""
+    where = playground_address(os.environ if env is None else env) if browser else None
     async with contextlib.AsyncExitStack() as stack:
         # A fresh store each run: the emulator's messages do not outlive it either.
         tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="slack-questions-offline-"))
         emu, channel = _emulator(config)
-        await emu.start(host=config.host, port=0)
+        await emu.start(host=LOOPBACK, port=0)
         stack.push_async_callback(emu.stop)
         server = await Server.start(_against(config, emu, channel, Path(tmp) / "asks.db"))
         stack.push_async_callback(server.close)
         emu.request_url = f"{server.url}/slack/events"
-        playground = Playground(emu, person=YOU) if browser else None
-        if playground is not None:
-            await playground.start(host=config.host, port=0)
+        playground: Playground | None = None
+        if where is not None:
+            playground = Playground(emu, person=YOU)
+            await _serve_playground(playground, where)
             stack.push_async_callback(playground.close)
         print(
             f"Offline: a local Slack emulator stands in for Slack ({emu.api_url}).\n"
@@ -53,6 +70,7 @@ async def run_offline(
                 if playground is not None
                 else ""
             )
+            + "".join(f"\n{note}" for note in exposure_notes(config.host, where))
             + "\nType h for help, Ctrl-D or Ctrl-C to stop.\n",
             flush=True,
         )
@@ -97,9 +115,24 @@ def _emulator(config: Config) -> tuple[SlackEmulator, str]:
 
 
 def _against(config: Config, emu: SlackEmulator, channel: str, db_path: Path) -> Config:
-    """The service's configuration: over HTTP to the emulator, asking in `channel`."""
+    """The service's configuration: over HTTP to the emulator, asking in `channel`, on
+    loopback."""
     slack = config.slack.model_copy(update={"api_url": emu.api_url, "channel": channel})
-    return config.model_copy(update={"mode": Mode.HTTP, "slack": slack, "db_path": db_path})
+    return config.model_copy(
+        update={"mode": Mode.HTTP, "slack": slack, "db_path": db_path, "host": LOOPBACK}
+    )
+
+
+async def _serve_playground(playground: Playground, where: Address) -> None:
+    """Start `playground` at `where`; a port it cannot take is a `StartupError` naming it."""
+    try:
+        await playground.start(host=where.host, port=where.port)
+    except OSError as error:
+        raise StartupError(
+            f"the playground cannot listen on {where.host}:{where.port} "
+            f"({PLAYGROUND_VARIABLE}): {error.strerror or error}; pick another port, "
+            "or unset it for any free port on loopback"
+        ) from None  # not chained: a chained EADDRINUSE is read as the service's port
 
 
 async def _cancelled(tasks: Sequence[asyncio.Task[object]]) -> None:

@@ -1,13 +1,17 @@
 """The playground's HTTP server: the page, its live updates and the acts the page posts.
 
-    GET  /            the page (`?as=U…&c=C…&t=<thread ts>` or `&tab=home`); `&partial=1`
-                      returns only what goes inside `#app`, for live updates
-    GET  /events      server-sent events: `data: <version>` whenever the emulator changed
-    POST /act         one `Act` as JSON → `ActResult`, or `{"error": …}` with 400/404/415
-    GET  /static/…    the stylesheet and the one hand-written script
+Every path starts with the run's token (`access.py`: token, Host and Origin are checked on
+every request, before any route):
 
-Acts must be `application/json`: a browser sends that cross-origin only after a CORS
-preflight this server never answers, so another web page cannot act as you.
+    GET  /<token>/          the page (`?as=U…&c=C…&t=<thread ts>` or `&tab=home`);
+                            `&partial=1` returns only what goes inside `#app`, for live updates
+    GET  /<token>           redirects to `/<token>/` (the page's links are relative to it)
+    GET  /<token>/events    server-sent events: `data: <version>` whenever the emulator changed
+    POST /<token>/act       one `Act` as JSON → `ActResult`, or `{"error": …}` with 400/404/415
+    GET  /<token>/static/…  the stylesheet and the one hand-written script
+
+Acts must also be `application/json`: a browser sends that cross-origin only after a CORS
+preflight this server never answers.
 """
 
 from __future__ import annotations
@@ -22,10 +26,12 @@ from aiohttp import web
 from pydantic import ValidationError
 
 from slack_emulator import SlackEmulator
+from slack_emulator.playground.access import Access, url_host
 from slack_emulator.playground.acts import ACT, perform
 from slack_emulator.playground.pages import Page, PageError, Place
 
 STATIC: Final = Path(__file__).with_name("static")
+_STATIC_FILES: Final = frozenset({"playground.css", "playground.js"})
 _KEEP_ALIVE: Final = 15.0
 """Seconds between SSE comments, so proxies and the browser keep the stream open."""
 _ACT_BODY_LIMIT: Final = 64 * 1024
@@ -49,14 +55,19 @@ class Playground:
         return self._url
 
     async def start(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        """Serve on `host:port` (port 0: any free port)."""
+        """Serve on `host:port` (port 0: any free port) under a fresh token: `url` holds it,
+        and nothing is served without it."""
         if self._runner is not None:
             raise RuntimeError("the playground is already running")
-        app = web.Application(client_max_size=_ACT_BODY_LIMIT)
-        app.router.add_get("/", self._page)
-        app.router.add_get("/events", self._events)
-        app.router.add_post("/act", self._act)
-        app.router.add_static("/static/", STATIC, append_version=False)
+        access = Access.fresh(host)
+        app = web.Application(client_max_size=_ACT_BODY_LIMIT, middlewares=[access.middleware])
+        app.on_response_prepare.append(_private)
+        # `{token}` is matched by the middleware (in constant time), not by the router.
+        app.router.add_get("/{token}", _to_page)
+        app.router.add_get("/{token}/", self._page)
+        app.router.add_get("/{token}/events", self._events)
+        app.router.add_post("/{token}/act", self._act)
+        app.router.add_get("/{token}/static/{name}", _static)
         runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
         await runner.setup()
         try:
@@ -66,7 +77,7 @@ class Playground:
             raise
         bound_host, bound_port = runner.addresses[0][:2]
         self._runner = runner
-        self._url = f"http://{bound_host}:{bound_port}/"
+        self._url = f"http://{url_host(bound_host)}:{bound_port}/{access.token}/"
 
     async def close(self) -> None:
         """End the live streams, then the server; idempotent."""
@@ -155,6 +166,29 @@ class Playground:
         except ValueError as error:
             return _error(400, str(error))
         return web.json_response(result.model_dump())
+
+
+async def _to_page(request: web.Request) -> web.Response:
+    """`/<token>` → `/<token>/`, keeping the query: the page's links are relative to it."""
+    query = f"?{request.query_string}" if request.query_string else ""
+    raise web.HTTPPermanentRedirect(f"{request.rel_url.raw_path}/{query}")
+
+
+async def _static(request: web.Request) -> web.FileResponse:
+    """One of the playground's own files; nothing else in the folder is served."""
+    name = request.match_info["name"]
+    if name not in _STATIC_FILES:
+        raise web.HTTPNotFound(
+            text=f"no static file {name!r}; there are: playground.css, playground.js\n"
+        )
+    return web.FileResponse(STATIC / name, headers={"Cache-Control": "no-store"})
+
+
+async def _private(request: web.Request, response: web.StreamResponse) -> None:
+    """Every response: the token is in the address, so no link may carry it away in a
+    Referer, and no other site may frame the page."""
+    response.headers["Referrer-Policy"] = "no-referrer"
+    response.headers["X-Frame-Options"] = "DENY"
 
 
 def _error(status: int, message: str) -> web.Response:

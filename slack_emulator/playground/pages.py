@@ -54,7 +54,8 @@ class Place:
             query["c"] = str(fields["channel"])
             if fields["thread"]:
                 query["t"] = str(fields["thread"])
-        return "/?" + urlencode(query)
+        # Relative: the page lives under its token's path, `/<token>/`.
+        return "?" + urlencode(query)
 
 
 class Page:
@@ -100,8 +101,8 @@ class Page:
             '<!doctype html><html lang="en"><head><meta charset="utf-8">'
             f"<title>{html.escape(title)} · Slack playground</title>"
             '<link rel="icon" href="data:,"><meta name="viewport" content="width=device-width, initial-scale=1">'
-            '<link rel="stylesheet" href="/static/playground.css">'
-            '<script src="/static/playground.js" defer></script></head>'
+            '<link rel="stylesheet" href="static/playground.css">'
+            '<script src="static/playground.js" defer></script></head>'
             f'<body><div id="app" data-version="{self._emu.version}">{self.app()}</div>'
             '<div id="toast" role="status" hidden></div></body></html>'
         )

@@ -1,6 +1,7 @@
 // The playground's one script: turn what a person does on the page into acts the server
 // performs through the emulator's people API, and redraw when the emulator says something
 // changed. It builds no HTML from data: every redraw is HTML the server rendered and escaped.
+// Every address it asks is relative: the page lives under its token, /<token>/.
 "use strict";
 
 const app = () => document.getElementById("app");
@@ -28,7 +29,7 @@ function toast(message) {
 }
 
 async function post(body) {
-  const response = await fetch("/act", {
+  const response = await fetch("act", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ user: person(), ...body }),
@@ -226,7 +227,7 @@ document.addEventListener("keydown", (event) => {
 
 // Live updates ------------------------------------------------------------------------
 
-const events = new EventSource("/events");
+const events = new EventSource("events");
 events.onmessage = (event) => {
   if (event.data !== app().dataset.version) refresh();
 };

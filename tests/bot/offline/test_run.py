@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import pty
@@ -12,6 +13,7 @@ import sys
 from pathlib import Path
 
 import aiohttp
+import pytest
 
 from tests.slack_emulator.playground.html_tree import find
 
@@ -247,3 +249,124 @@ async def test_stdin_from_dev_null_keeps_serving_without_an_asyncio_traceback() 
     assert proc.returncode == 0, output
     assert "Traceback" not in output
     assert "ERROR" not in output
+
+
+def listening(pid: int) -> set[tuple[str, int]]:
+    """The addresses process `pid` listens on (TCP), read from /proc: its socket inodes, then
+    the kernel's socket tables."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                inodes.add(target[len("socket:[") : -1])
+    found: set[tuple[str, int]] = set()
+    for table, family in (("tcp", socket.AF_INET), ("tcp6", socket.AF_INET6)):
+        lines = Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]
+        for line in lines:
+            fields = line.split()
+            local, state, inode = fields[1], fields[3], fields[9]
+            if state != "0A" or inode not in inodes:  # 0A: LISTEN
+                continue
+            address, port = local.split(":")
+            # The kernel prints each 32-bit word of the address in host (little-endian) order.
+            words = [bytes.fromhex(address[i : i + 8])[::-1] for i in range(0, len(address), 8)]
+            found.add((socket.inet_ntop(family, b"".join(words)), int(port, 16)))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/net/tcp").exists(), reason="reads Linux's /proc")
+async def test_offline_every_listener_is_on_loopback_even_when_host_says_every_interface() -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "--port",
+        "0",
+        "--no-demo",
+        cwd=ROOT,
+        env={**offline_env(), "HOST": "0.0.0.0"},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    assert proc.stdout is not None
+    seen: list[str] = []
+    try:
+        await read_until(proc.stdout, "Type h for help", seen)
+        bound = listening(proc.pid)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(proc.communicate(), 30)
+    # The emulator, the service and the playground: three listeners, none beyond loopback.
+    assert len(bound) == 3, (bound, "".join(seen))
+    assert {address for address, _ in bound} == {"127.0.0.1"}, "".join(seen)
+    assert any(line.startswith("HOST=0.0.0.0 is not used offline") for line in seen), seen
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.skipif(not Path("/proc/self/net/tcp").exists(), reason="reads Linux's /proc")
+async def test_only_the_playground_listens_beyond_loopback_when_asked_and_still_wants_its_token() -> (
+    None
+):
+    port = free_port()
+    env = {**offline_env(), "HOST": "0.0.0.0", "SLACK_QUESTIONS_PLAYGROUND": f"0.0.0.0:{port}"}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "--port",
+        "0",
+        "--no-demo",
+        cwd=ROOT,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    assert proc.stdout is not None
+    seen: list[str] = []
+    try:
+        banner = await read_until(proc.stdout, "Playground: ", seen)
+        url = banner.split("Playground: ", 1)[1].split(" ", 1)[0]
+        await read_until(proc.stdout, "Type h for help", seen)
+        bound = listening(proc.pid)
+        async with aiohttp.ClientSession() as http:
+            with_token = (await http.get(url)).status
+            without = await http.get(f"http://127.0.0.1:{port}/")
+            refused = (without.status, await without.text())
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(proc.communicate(), 30)
+    assert [a for a in bound if a[0] != "127.0.0.1"] == [("0.0.0.0", port)], bound
+    assert url.startswith(f"http://127.0.0.1:{port}/")
+    assert f"The playground listens on 0.0.0.0:{port} (SLACK_QUESTIONS_PLAYGROUND)" in "".join(seen)
+    assert (with_token, refused[0]) == (200, 403), refused
+
+
+async def test_a_malformed_playground_address_is_named_and_exit_status_2() -> None:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "--port",
+        "0",
+        "--no-demo",
+        cwd=ROOT,
+        env={**offline_env(), "SLACK_QUESTIONS_PLAYGROUND": "everywhere:80"},
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), 60)
+    assert proc.returncode == 2, out.decode() + err.decode()
+    assert err.decode().splitlines() == [
+        "cannot start: SLACK_QUESTIONS_PLAYGROUND must be HOST:PORT, e.g. 0.0.0.0:8080 to open "
+        "the playground beyond loopback, not 'everywhere:80': 'everywhere' is not an IP address "
+        "or localhost"
+    ]

@@ -22,8 +22,8 @@ from mcp.server.mcpserver.tools import Tool
 from mcp_types import CallToolResult, TextContent
 from pydantic import Field
 
-from bot.mcp.access import HttpAccess, StaticTokenVerifier, bearer_auth_settings
 from bot.mcp.calls import SharedCalls, call_key
+from bot.mcp.guard import HttpAccess, StaticTokenVerifier, bearer_auth_settings
 from bot.mcp.sessions import AgentSessions
 from provider import (
     AgentRegistry,

@@ -5,7 +5,7 @@ running service's relay. Without them but with `SLACK_BOT_TOKEN`, `SLACK_APP_TOK
 `SLACK_QUESTIONS_CHANNEL` it runs the service in this process in Socket Mode (no public URL),
 its relay listening on loopback only for this server. Stdout belongs to JSON-RPC on stdio:
 everything else goes to stderr, and start-up runs with `sys.stdout` pointed at stderr.
-With `--http`, `bot.mcp.access` says who gets in (a token off loopback, Host and Origin).
+With `--http`, `bot.mcp.guard` says who gets in (a token off loopback, Host and Origin).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from bot.slack.api import SlackCallFailed
 from provider import RelayProvider
 
 if TYPE_CHECKING:  # the MCP SDK is an extra: imported only once main() has checked for it
-    from bot.mcp.access import HttpAccess
+    from bot.mcp.guard import HttpAccess
 
 log = logging.getLogger(__name__)
 
@@ -182,8 +182,8 @@ def main(argv: Sequence[str]) -> int:
         print(error, file=sys.stderr)
         return 2
     try:
-        from bot.mcp.access import http_access
         from bot.mcp.desk import DeskOptions, QuestionDesk  # noqa: F401 - the extra is there
+        from bot.mcp.guard import http_access
     except ModuleNotFoundError as error:
         if error.name is None or not error.name.startswith("mcp"):
             raise

@@ -6,7 +6,7 @@ import pytest
 from pydantic import SecretStr
 
 from bot.config import ConfigError
-from bot.mcp.access import HttpAccess, StaticTokenVerifier, http_access, is_loopback
+from bot.mcp.guard import HttpAccess, StaticTokenVerifier, http_access, is_loopback
 
 TOKEN = "mcp-token-0123456789abcdef"
 

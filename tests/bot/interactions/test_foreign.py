@@ -4,16 +4,18 @@ nothing changed in Slack or in the store."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from urllib.parse import urlencode
 
 import pytest
 
-from bot.store import AskState, InboxItem, MemoryStore
+from bot.store import AskState, InboxItem, InboxKind, MemoryStore
 from bot.team import COMMAND
 from slack_emulator import Message, Person, SlackEmulator
 
-from ..harness import ALICE, CHANNEL, Bot, running_bot
+from ..harness import ALICE, CHANNEL, Bot, request, running_bot
 
 DB = {
     "id": "db",
@@ -148,3 +150,32 @@ async def test_a_foreign_home_tab_opening_publishes_nothing(
     assert emu.home(ALICE) is None
     [warning] = refusals(caplog)
     assert EVIL_APP in warning.getMessage()
+
+
+async def test_a_kept_foreign_click_is_forgotten_on_replay_without_answering(
+    emu: SlackEmulator, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = MemoryStore()
+    async with running_bot(emu, store=store) as bot:
+        await bot.provider.asks.create(request(DB), ask_id="a1")
+        await bot.provider.posting.post("a1")
+        message = await bot.posted()
+        url, emu.request_url = emu.request_url, None  # signed by Slack, never received
+        delivery = await emu.person(ALICE, team_id=EVIL_TEAM).click(message, text="SQLite")
+        emu.request_url = url
+    before = bot.now(message)
+    # As if it had been kept by a bot that did not check (or knew other ids).
+    body = urlencode({"payload": json.dumps(delivery.payload)})
+    await store.inbox_add(
+        InboxItem(id="i1", received_at=1.0, kind=InboxKind.BLOCK_ACTIONS, body=body)
+    )
+    caplog.clear()
+    async with running_bot(emu, store=store) as bot:
+        await bot.idle()
+        assert await store.inbox_pending() == []
+        record = await store.get("a1")
+        assert bot.now(message).blocks == before.blocks
+    assert record is not None
+    assert record.state is AskState.PENDING
+    [warning] = refusals(caplog)
+    assert EVIL_TEAM in warning.getMessage()

@@ -125,6 +125,6 @@ def test_before_auth_test_has_answered_every_request_is_refused(
 def test_an_auth_test_answer_without_the_bots_ids_is_a_clear_error(
     auth: dict[str, object], error: str
 ) -> None:
-    with pytest.raises(ValueError) as failed:
+    with pytest.raises(ValueError, match=r"^auth\.test ") as failed:
         BotIdentity.of_auth_test(auth)
     assert str(failed.value) == error

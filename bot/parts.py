@@ -23,6 +23,7 @@ from bot.interactions.admission import Admission
 from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
 from bot.interactions.intake import Intake
+from bot.interactions.origins import BotIdentity, Origins
 from bot.interactions.plan_reviews import PlanReviews
 from bot.metrics import Metrics
 from bot.review import ReviewPolicies
@@ -92,6 +93,7 @@ class Parts:
     plan_reviews: PlanReviews
     answering: Answering
     intake: Intake
+    origins: Origins  # the bot's own team, enterprise and app ids, once auth.test named them
     team: TeamView  # `/agent-questions`, the Home tab and the relay's permalinks
     app: AsyncApp
     metrics: Metrics | None
@@ -167,7 +169,8 @@ def build(
     answering = Answering(
         asks, admission, plan_reviews, messages, clock, decide_before_ack=not shared
     )
-    intake = Intake(answering, plan_reviews, kept, clock, tasks)
+    origins = Origins()
+    intake = Intake(answering, plan_reviews, kept, clock, tasks, origins)
     team = TeamView(kept, client)
     app = build_app(
         client,
@@ -175,6 +178,7 @@ def build(
         intake=intake,
         team=team,
         tasks=tasks,
+        origins=origins,
     )
     return Parts(
         settings=settings,
@@ -197,6 +201,7 @@ def build(
         plan_reviews=plan_reviews,
         answering=answering,
         intake=intake,
+        origins=origins,
         team=team,
         app=app,
         metrics=metrics,
@@ -219,7 +224,8 @@ async def start_up(parts: Parts) -> str:
 
 async def _check_token(parts: Parts) -> str:
     """The bot's user id, as auth.test names it; `StartupError` when Slack cannot be reached
-    or refuses the token."""
+    or refuses the token. Its team, enterprise and app ids are kept: from now on only
+    requests carrying them are acted on (`bot.interactions.origins`)."""
     api_url = parts.settings.api_url
     try:
         auth = await parts.client.auth_test()
@@ -232,4 +238,14 @@ async def _check_token(parts: Parts) -> str:
         raise StartupError(
             f"Slack rejected the bot token at {api_url} ({failed.error}); check SLACK_BOT_TOKEN"
         ) from failed
+    try:
+        parts.origins.know(
+            BotIdentity.of_auth_test(auth.data if isinstance(auth.data, dict) else {})
+        )
+    except ValueError as unknown:
+        # Without its own ids the bot cannot tell its requests from another app's: refuse
+        # to start rather than act on everyone's (or no one's).
+        raise StartupError(
+            f"{unknown} at {api_url}; check that SLACK_BOT_TOKEN is a bot token (xoxb-)"
+        ) from unknown
     return str(auth["user_id"])

@@ -145,3 +145,41 @@ class MessageEvent(SlackModel):
     thread_ts: str | None = None
     subtype: str | None = None
     bot_id: str | None = None
+
+
+class Team(SlackModel):
+    """A workspace reference (`team` of an interaction)."""
+
+    id: str
+
+
+class Enterprise(SlackModel):
+    """An Enterprise Grid organization reference (`enterprise` of an interaction)."""
+
+    id: str
+
+
+class Origin(SlackModel):
+    """Which workspace, organization and app a request says it is for.
+
+    Interactions (block_actions, view_submission, view_closed) carry `team`, `enterprise`
+    (null outside Enterprise Grid) and `api_app_id`; the Events API envelope and slash
+    commands carry them flat as `team_id`, `enterprise_id` and `api_app_id` (docs/slack-facts.md
+    §6-9). An org-wide install may send `team: null`. Read both ways; absent means None.
+    """
+
+    team: Team | None = None
+    enterprise: Enterprise | None = None
+    team_id: str | None = None
+    enterprise_id: str | None = None
+    api_app_id: str | None = None
+
+    @property
+    def team_of(self) -> str | None:
+        """The workspace id, wherever this kind of payload puts it ('' is none)."""
+        return (self.team.id if self.team else self.team_id) or None
+
+    @property
+    def enterprise_of(self) -> str | None:
+        """The organization id, wherever this kind of payload puts it ('' is none)."""
+        return (self.enterprise.id if self.enterprise else self.enterprise_id) or None

@@ -297,8 +297,18 @@ class SlackEmulator:
         instead of `request_url`: e.g. clicks spread over two replicas of one app."""
         return delivering_to(url)
 
-    def person(self, user_id: str) -> Person:
-        return Person(self._core, user_id)
+    def person(
+        self, user_id: str, *, team_id: str | None = None, app_id: str | None = None
+    ) -> Person:
+        """Act as `user_id`. `team_id` / `app_id`: the person's payloads claim another
+        workspace or app than the emulated one (still signed with the app's secret), as a
+        test of what the app does with a request that is not its own."""
+        sender = self._core.app
+        if team_id is not None:
+            sender = dataclasses.replace(sender, team_id=team_id)
+        if app_id is not None:
+            sender = dataclasses.replace(sender, app_id=app_id)
+        return Person(self._core, user_id, sender=sender)
 
     def inject(self, method: str, fault: Fault, *, times: int | None = 1) -> None:
         """Make the next `times` calls of `method` ("*": any method) suffer `fault`;

@@ -17,6 +17,7 @@ from typing import Final, TypeAlias
 from slack_emulator import ack_effects, app_payloads, elements
 from slack_emulator.core import Core
 from slack_emulator.elements import ElementRef
+from slack_emulator.identity import AppIdentity
 from slack_emulator.records import Delivery
 from slack_emulator.slack_objects import Channel, Ephemeral, Message, User, View
 from slack_emulator.wire import JsonDict, StateValues
@@ -52,9 +53,12 @@ class _Surface:
 class Person:
     """A workspace member a test acts as: `alice = emu.person("U1")`."""
 
-    def __init__(self, core: Core, user_id: str) -> None:
+    def __init__(self, core: Core, user_id: str, *, sender: AppIdentity | None = None) -> None:
         self._core = core
         self.user: User = core.workspace.user(user_id)
+        # The team and app ids this person's payloads carry: the emulated app's, unless a
+        # test sends what another workspace or app would (a foreign click, signed all the same).
+        self._sender = sender or core.app
 
     @property
     def id(self) -> str:
@@ -185,7 +189,7 @@ class Person:
                 f"Slack would not submit {current.id}: required inputs are empty: {', '.join(missing)}"
             )
         payload = app_payloads.view_submission(
-            app=self._core.app,
+            app=self._sender,
             user=self.user,
             view=current,
             trigger_id=self._core.triggers.issue(self.id),
@@ -206,7 +210,7 @@ class Person:
         if not current.notify_on_close:
             return None
         payload = app_payloads.view_closed(
-            app=self._core.app, user=self.user, view=current, is_cleared=current.clear_on_close
+            app=self._sender, user=self.user, view=current, is_cleared=current.clear_on_close
         )
         return await self._core.deliverer.interaction(payload)
 
@@ -233,7 +237,7 @@ class Person:
             self._core.workspace.im_channel(self.id) if channel is None else self._channel(channel)
         )
         fields = app_payloads.slash_command(
-            app=self._core.app,
+            app=self._sender,
             user=self.user,
             channel=conversation,
             command=command,
@@ -309,7 +313,7 @@ class Person:
 
         def payload(state: StateValues, actions: list[JsonDict]) -> JsonDict:
             return app_payloads.block_actions_on_message(
-                app=self._core.app,
+                app=self._sender,
                 user=self.user,
                 where=where,
                 state=state,
@@ -342,7 +346,7 @@ class Person:
         def payload(state: StateValues, actions: list[JsonDict]) -> JsonDict:
             latest = workspace.view(current.id) or current
             return app_payloads.block_actions_on_view(
-                app=self._core.app,
+                app=self._sender,
                 user=self.user,
                 view=latest,
                 actions=actions,
@@ -390,7 +394,7 @@ class Person:
     def _envelope(self, event: JsonDict) -> JsonDict:
         core = self._core
         return app_payloads.event_callback(
-            app=core.app,
+            app=self._sender,
             event=event,
             event_id=core.ids.event_id(),
             event_time=int(core.clock.now()),

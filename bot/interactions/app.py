@@ -9,6 +9,7 @@ from slack_bolt.logger.messages import warning_client_prioritized_and_token_skip
 
 from bot.interactions.intake import Intake
 from bot.interactions.listeners import register_listeners, register_team_view
+from bot.interactions.origins import Origins
 from bot.slack.api import SlackClient
 from bot.tasks import Tasks
 from bot.team import TeamView
@@ -21,11 +22,13 @@ def build_app(
     intake: Intake,
     team: TeamView,
     tasks: Tasks,
+    origins: Origins,
 ) -> AsyncApp:
     """An AsyncApp that answers each request as soon as its listener acks.
 
     `process_before_response` returns the ack the moment the listener finishes (~0.4 ms)
     instead of Bolt's 10 ms polling; slow work goes to `tasks`, which shutdown drains.
+    Only requests for the bot's own workspace and app are acted on (`origins`).
     """
     app = AsyncApp(
         client=client,
@@ -34,7 +37,7 @@ def build_app(
         logger=bolt_logger(),
     )
     register_listeners(app, intake)
-    register_team_view(app, team, tasks)
+    register_team_view(app, team, tasks, origins)
     return app
 
 

@@ -48,6 +48,7 @@ from bot.interactions.commands import (
     SubmitPart,
     parse,
 )
+from bot.interactions.origins import Origins
 from bot.interactions.plan_reviews import PlanReviews
 from bot.store import AskStore, InboxItem, InboxKind
 from bot.tasks import Tasks
@@ -75,8 +76,10 @@ class Intake:
         store: AskStore,
         clock: Clock,
         tasks: Tasks,
+        origins: Origins,
     ) -> None:
         self._answering = answering
+        self._origins = origins
         self._plan_reviews = plan_reviews
         self._store = store
         self._clock = clock
@@ -85,7 +88,11 @@ class Intake:
     async def accept(self, kind: InboxKind, body: Body, raw_body: str, ack: Ack) -> None:
         """Take one interaction of `kind` from Bolt: its phase before the ack, then keep it
         if it can change an ask, ack, and dispatch it after the ack. `raw_body` is the
-        request body as signed (empty in Socket Mode, where the parsed body is kept)."""
+        request body as signed (empty in Socket Mode, where the parsed body is kept). One
+        for another workspace or app is acked and nothing else (`origins.py`)."""
+        if self._origins.refused(kind, body):
+            await ack()  # so Slack does not send it again; nothing is kept or changed
+            return
         command = parse(kind, body)
         if command is None:
             await ack()  # nothing of ours to act on (parse logged what it could not read)
@@ -198,7 +205,9 @@ class Intake:
             body = body_of(item.body)
             if body is None:
                 log.error("dropping inbox item %s: its body cannot be read", item.id)
-            command = parse(item.kind, body) if body is not None else None
+            # Checked again: the bot's ids may have changed since (another token, another app).
+            ours = body is not None and not self._origins.refused(item.kind, body)
+            command = parse(item.kind, body) if body is not None and ours else None
             if command is None:
                 await self._forget(item)
                 continue

@@ -17,6 +17,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltRequest, AsyncResp
 
 from bot.block_ids import PICK_PATTERN, Action, Callback
 from bot.interactions.intake import Intake
+from bot.interactions.origins import Origins
 from bot.payloads import read
 from bot.store import InboxKind
 from bot.tasks import Tasks
@@ -71,14 +72,17 @@ class HomeOpened(BaseModel):
     tab: str
 
 
-def register_team_view(app: AsyncApp, team: TeamView, tasks: Tasks) -> None:
+def register_team_view(app: AsyncApp, team: TeamView, tasks: Tasks, origins: Origins) -> None:
     """Wire `/agent-questions` and the Home tab to `team`, the one team view (the relay's
-    list reads its permalinks too, so a link looked up for one is cached for both)."""
+    list reads its permalinks too, so a link looked up for one is cached for both). A
+    request for another workspace or app is refused by `origins`, as every interaction is."""
 
     @app.command(COMMAND)
     async def on_command(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond | None) -> None:
         # An empty ack shows nothing; the list follows through the response_url.
         await ack()
+        if origins.refused(COMMAND, body):
+            return
         user = body.get("user_id")
         if respond is None or respond.response_url is None or not isinstance(user, str):
             log.warning("ignoring a %s without a response_url or user", COMMAND)
@@ -86,7 +90,9 @@ def register_team_view(app: AsyncApp, team: TeamView, tasks: Tasks) -> None:
         tasks.spawn(team.answer_command(respond, user), name="team command")
 
     @app.event("app_home_opened")
-    async def on_home_opened(event: dict[str, Any]) -> None:
+    async def on_home_opened(event: dict[str, Any], body: dict[str, Any]) -> None:
+        if origins.refused("app_home_opened", body):
+            return
         opened = read(HomeOpened, event)
         # The Messages and About tabs send this event too; only Home is ours to draw.
         if opened is not None and opened.tab == "home":

@@ -16,6 +16,10 @@ def auth_test(ctx: MethodContext, p: Params) -> JsonDict:
         "team_id": app.team_id,
         "user_id": app.bot_user_id,
         "bot_id": app.bot_id,
+        # Slack's own client types list app_id and app_name for a bot token's auth.test
+        # (@slack/web-api AuthTestResponse); docs.slack.dev's sample omits them.
+        "app_id": app.app_id,
+        "app_name": app.bot_name,
         "is_enterprise_install": False,
     }
 

@@ -54,6 +54,8 @@ async def test_auth_test_names_the_bot_and_the_workspace(
         "team_id": emu.team_id,
         "user_id": emu.bot_user_id,
         "bot_id": emu.bot_id,
+        "app_id": emu.app_id,
+        "app_name": "slack-questions",
         "is_enterprise_install": False,
     }
 

@@ -26,6 +26,7 @@ from typing import Final
 
 from bot.clock import Clock
 from bot.slack.api import SlackCallFailed, SlackClient
+from bot.store import ThreadKey
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +36,6 @@ RENEW_EVERY_SECONDS: Final = 90.0
 """Renewed well inside Slack's two minutes, leaving room for a slow call."""
 CLOSE_GRACE_SECONDS: Final = 5.0
 """How long `close()` lets the writer send what is left before it gives up."""
-
-ThreadKey = tuple[str, str]
 
 
 class _Thread:

@@ -35,20 +35,24 @@ async def read_until(stream: asyncio.StreamReader, marker: str, seen: list[str])
             return line
 
 
-async def test_offline_mode_runs_the_demo_and_the_person_answers_at_the_terminal() -> None:
-    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-    proc = await asyncio.create_subprocess_exec(
+async def start_bot(*args: str, env: dict[str, str], stdin: int) -> asyncio.subprocess.Process:
+    """`python -m bot ARGS` run from the repository, its stdout and stderr on one pipe."""
+    return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "bot",
-        "--port",
-        "0",
+        *args,
         cwd=ROOT,
         env=env,
-        stdin=asyncio.subprocess.PIPE,
+        stdin=stdin,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
     )
+
+
+async def test_offline_mode_runs_the_demo_and_the_person_answers_at_the_terminal() -> None:
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    proc = await start_bot("--port", "0", env=env, stdin=asyncio.subprocess.PIPE)
     assert proc.stdin is not None
     assert proc.stdout is not None
     seen: list[str] = []
@@ -78,19 +82,7 @@ async def test_offline_mode_serves_the_relay_and_the_playground_answers_its_asks
         "NO_COLOR": "1",
         "SLACK_QUESTIONS_RELAY_TOKEN": token,
     }
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "--port",
-        "0",
-        "--no-demo",
-        cwd=ROOT,
-        env=env,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
+    proc = await start_bot("--port", "0", "--no-demo", env=env, stdin=asyncio.subprocess.PIPE)
     assert proc.stdout is not None
     seen: list[str] = []
     try:
@@ -197,19 +189,7 @@ async def test_a_busy_port_is_named_with_how_to_pick_another_and_exit_status_2()
 async def test_ctrl_d_at_the_terminal_ends_the_process_cleanly() -> None:
     controller, tty = pty.openpty()
     try:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
-            "--port",
-            "0",
-            "--no-demo",
-            cwd=ROOT,
-            env=offline_env(),
-            stdin=tty,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-        )
+        proc = await start_bot("--port", "0", "--no-demo", env=offline_env(), stdin=tty)
         assert proc.stdout is not None
         seen: list[str] = []
         await read_until(proc.stdout, "Type h for help", seen)
@@ -225,18 +205,8 @@ async def test_ctrl_d_at_the_terminal_ends_the_process_cleanly() -> None:
 
 
 async def test_stdin_from_dev_null_keeps_serving_without_an_asyncio_traceback() -> None:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "--port",
-        "0",
-        "--no-demo",
-        cwd=ROOT,
-        env=offline_env(),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
+    proc = await start_bot(
+        "--port", "0", "--no-demo", env=offline_env(), stdin=asyncio.subprocess.DEVNULL
     )
     assert proc.stdout is not None
     seen: list[str] = []
@@ -277,18 +247,12 @@ def listening(pid: int) -> set[tuple[str, int]]:
 
 @pytest.mark.skipif(not Path("/proc/self/net/tcp").exists(), reason="reads Linux's /proc")
 async def test_offline_every_listener_is_on_loopback_even_when_host_says_every_interface() -> None:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
+    proc = await start_bot(
         "--port",
         "0",
         "--no-demo",
-        cwd=ROOT,
         env={**offline_env(), "HOST": "0.0.0.0"},
         stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
     )
     assert proc.stdout is not None
     seen: list[str] = []
@@ -316,19 +280,7 @@ async def test_only_the_playground_listens_beyond_loopback_when_asked_and_still_
 ):
     port = free_port()
     env = {**offline_env(), "HOST": "0.0.0.0", "SLACK_QUESTIONS_PLAYGROUND": f"0.0.0.0:{port}"}
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "--port",
-        "0",
-        "--no-demo",
-        cwd=ROOT,
-        env=env,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-    )
+    proc = await start_bot("--port", "0", "--no-demo", env=env, stdin=asyncio.subprocess.DEVNULL)
     assert proc.stdout is not None
     seen: list[str] = []
     try:

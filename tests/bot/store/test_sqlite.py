@@ -5,10 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import sqlite3
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -23,42 +20,13 @@ from bot.store import (
 )
 from bot.store.sqlite import SqliteStore
 from provider import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionItem
+from tests.bot.store.sqlite_files import ask, raw, scalar
 
 REPO = Path(__file__).resolve().parents[3]
-NAME = AskUserQuestionItem(id="name", question="Name the service")
-
-
-def ask(ask_id: str, *, at: float = 1000.0, key: str | None = None, **fields: object) -> AskRecord:
-    return AskRecord.model_validate(
-        {"id": ask_id, "questions": [NAME], "created_at": at, "idempotency_key": key, **fields}
-    )
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "asks.db"
-
-
-@pytest.fixture
-async def store(db: Path) -> AsyncIterator[SqliteStore]:
-    async with SqliteStore(db) as opened:
-        yield opened
-
-
-@contextmanager
-def raw(db: Path) -> Iterator[sqlite3.Connection]:
-    """A plain connection to the file, as another process would see it."""
-    with closing(sqlite3.connect(db, isolation_level=None)) as conn:
-        yield conn
 
 
 def wal_of(db: Path) -> Path:
     return db.with_name(f"{db.name}-wal")
-
-
-def scalar(db: Path, query: str) -> object:
-    with raw(db) as conn:
-        return conn.execute(query).fetchone()[0]
 
 
 # --- restarts and crashes ------------------------------------------------------------------

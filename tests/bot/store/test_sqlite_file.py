@@ -10,8 +10,8 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import closing, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,39 +29,8 @@ from bot.store import (
 )
 from bot.store.sqlite import SqliteStore
 from bot.store.sqlite_file import MIGRATIONS, SCHEMA_VERSION, StoreError, migrate, owner_only
-from provider import AskUserQuestionAnswer, AskUserQuestionAnswerItem, AskUserQuestionItem
-
-NAME = AskUserQuestionItem(id="name", question="Name the service")
-
-
-def ask(ask_id: str, *, at: float = 1000.0, key: str | None = None, **fields: object) -> AskRecord:
-    return AskRecord.model_validate(
-        {"id": ask_id, "questions": [NAME], "created_at": at, "idempotency_key": key, **fields}
-    )
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Path:
-    return tmp_path / "asks.db"
-
-
-@pytest.fixture
-async def store(db: Path) -> AsyncIterator[SqliteStore]:
-    async with SqliteStore(db) as opened:
-        yield opened
-
-
-@contextmanager
-def raw(db: Path) -> Iterator[sqlite3.Connection]:
-    """A plain connection to the file, as another process would see it."""
-    with closing(sqlite3.connect(db, isolation_level=None)) as conn:
-        yield conn
-
-
-def scalar(db: Path, query: str) -> object:
-    with raw(db) as conn:
-        return conn.execute(query).fetchone()[0]
-
+from provider import AskUserQuestionAnswer, AskUserQuestionAnswerItem
+from tests.bot.store.sqlite_files import ask, raw, scalar
 
 # --- the file ------------------------------------------------------------------------------
 

@@ -151,7 +151,13 @@ class AskMessages:
             )
 
         response = await self.posts.pacing.send(
-            channel, Turn.POST, send, key=record.id, order=record.created_at, on=on
+            channel,
+            Turn.POST,
+            send,
+            key=record.id,
+            agent=record.agent_id,  # the agents take turns in the channel
+            order=record.created_at,
+            on=on,
         )
         return str(response["ts"])
 
@@ -199,10 +205,17 @@ class AskMessages:
     def queue_post(self, record: AskRecord, work: Work, spawn: Spawn) -> None:
         """Queue `work` (which posts the ask) in the ask's channel with no task of its own:
         it starts when the ask's turn comes, handed that turn for its first post (`post`'s
-        `on`); the queued entry is keyed by the ask id."""
+        `on`); the queued entry is keyed by the ask id, and takes turns with other agents'
+        (its session's) asks."""
         assert record.channel is not None
         self.posts.pacing.queue(
-            record.channel, Turn.POST, work, spawn=spawn, key=record.id, order=record.created_at
+            record.channel,
+            Turn.POST,
+            work,
+            spawn=spawn,
+            key=record.id,
+            agent=record.agent_id,
+            order=record.created_at,
         )
 
     def drop_queued(self, record: AskRecord) -> None:
@@ -231,6 +244,7 @@ class AskMessages:
                 Turn.POST,
                 channel=record.channel,
                 key=record.id,
+                agent=record.agent_id,
                 thread_ts=_thread_of(record),
                 text=text,
             )

@@ -13,15 +13,22 @@ When a channel is saturated, the turn goes (then first come, first served):
    progress shown. Stale buttons invite clicks that can no longer count; and chat.update
    is not under the posting rate, so it never waits out a post's 429.
 2. `ROOT` — a session's thread root: every ask of the session waits behind it.
-3. `POST` — ask parts and reminders, oldest first: an ask's parts go in the order the asks
-   were made (its creation time), whatever order their posting tasks reach the lane in.
+3. `POST` — ask parts and reminders.
+Within `ROOT` and `POST` the agents take turns (`round_robin.py`): each call names its
+`agent`, and the agents with calls waiting go one call each, in a round, so one agent's
+burst of 400 asks delays another agent's ask by at most one post. A POST's agent is the
+ask's session (asks without one are one agent together); a ROOT's is the agent's name, so
+one agent opening many sessions does not hold back another's root (nameless sessions
+are one agent together). An agent's own calls go oldest first: an ask's parts in the order
+its asks were made (its creation time), whatever order their posting tasks reach the lane
+in. A call Slack answered 429 keeps its place and its agent's turn.
 An ask settled while its post waits (a withdrawal) leaves the queue without being posted.
 
 A call waits either in its own task (`send`) or as queued work with no task (`queue`): an
-entry in the lane's heap, given a task only when its turn comes; the work is handed its
+entry in the lane's queue, given a task only when its turn comes; the work is handed its
 turn (`QueuedTurn`), and the call it makes with it (`send(..., on=turn)`) goes at once. The
 relay queues its asks so: 10,000 asks waiting in a channel are 10,000 small entries, not
-10,000 suspended coroutines.
+10,000 suspended coroutines. Queueing, dropping and taking the next call cost O(log n).
 """
 
 from __future__ import annotations
@@ -30,13 +37,14 @@ import asyncio
 import heapq
 import itertools
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from enum import IntEnum
 from typing import Any, TypeVar
 
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot.slack.api import RATE_LIMITS_RAISED, SlackCallFailed, SlackClient
+from bot.slack.round_robin import RoundRobin
 
 T = TypeVar("T")
 # Work queued in a lane (handed its turn when it comes), and how a task is started for it
@@ -61,15 +69,18 @@ class Dropped(Exception):
 
 
 class _Place:
-    """A place in a lane's queue: its turn, then its order, then first come."""
+    """A place in a lane's queue: its turn, its agent, then its order, then first come."""
 
-    __slots__ = ("key", "order", "seq", "turn")
+    __slots__ = ("agent", "key", "order", "seq", "turn")
 
-    def __init__(self, turn: Turn, order: float, seq: int, key: str | None) -> None:
+    def __init__(
+        self, turn: Turn, order: float, seq: int, key: str | None, agent: str | None
+    ) -> None:
         self.turn = turn
         self.order = order
         self.seq = seq
         self.key = key
+        self.agent = agent
 
     def __lt__(self, other: _Place) -> bool:
         return (self.turn, self.order, self.seq) < (other.turn, other.order, other.seq)
@@ -86,9 +97,15 @@ class _Waiter(_Place):
     __slots__ = ("granted",)
 
     def __init__(
-        self, turn: Turn, order: float, seq: int, key: str | None, granted: asyncio.Future[bool]
+        self,
+        turn: Turn,
+        order: float,
+        seq: int,
+        key: str | None,
+        agent: str | None,
+        granted: asyncio.Future[bool],
     ) -> None:
-        super().__init__(turn, order, seq, key)
+        super().__init__(turn, order, seq, key, agent)
         self.granted = granted
 
     @property
@@ -105,9 +122,16 @@ class QueuedTurn(_Place):
     __slots__ = ("dropped", "spawn", "work")
 
     def __init__(
-        self, turn: Turn, order: float, seq: int, key: str | None, work: Work, spawn: Spawn
+        self,
+        turn: Turn,
+        order: float,
+        seq: int,
+        key: str | None,
+        agent: str | None,
+        work: Work,
+        spawn: Spawn,
     ) -> None:
-        super().__init__(turn, order, seq, key)
+        super().__init__(turn, order, seq, key, agent)
         self.work = work
         self.spawn = spawn
         self.dropped = False
@@ -117,11 +141,83 @@ class QueuedTurn(_Place):
         return self.dropped
 
 
+class _Queue:
+    """Who waits in one lane: updates first come, first served; roots, then posts, with
+    the agents taking turns (`RoundRobin`); and each key's places, to drop them at once."""
+
+    def __init__(self) -> None:
+        self._closing: list[_Place] = []
+        self._by_turn = {Turn.ROOT: RoundRobin[_Place](), Turn.POST: RoundRobin[_Place]()}
+        self._of_key: dict[str, list[_Place]] = {}
+
+    def push(self, place: _Place, *, again: bool = False) -> None:
+        """Queue `place`; `again`: a call Slack refused with 429 on its turn, which its
+        agent keeps."""
+        if place.turn is Turn.CLOSE:
+            heapq.heappush(self._closing, place)
+        elif again:
+            self._by_turn[place.turn].push_first(place.agent, place)
+        else:
+            self._by_turn[place.turn].push(place.agent, place)
+        if place.key is not None:
+            self._of_key.setdefault(place.key, []).append(place)
+
+    def first(self) -> _Place | None:
+        """The place whose turn is next (it stays queued)."""
+        while self._closing and self._closing[0].gone:
+            heapq.heappop(self._closing)  # cancelled
+        if self._closing:
+            return self._closing[0]
+        root = self._by_turn[Turn.ROOT].first()
+        return root if root is not None else self._by_turn[Turn.POST].first()
+
+    def pop(self) -> _Place | None:
+        """Take the place whose turn is next (its agent's turn is then taken)."""
+        head = self.first()
+        if head is None:
+            return None
+        if head.turn is Turn.CLOSE:
+            heapq.heappop(self._closing)
+        else:
+            self._by_turn[head.turn].pop()
+        self.forget(head)
+        return head
+
+    def forget(self, place: _Place) -> None:
+        """`place` left the queue (its turn came, or it was cancelled): no key holds it."""
+        if place.key is None:
+            return
+        places = self._of_key.get(place.key)
+        if places is not None and place in places:
+            places.remove(place)
+            if not places:
+                del self._of_key[place.key]
+
+    def take_key(self, key: str) -> list[_Place]:
+        """`key`'s places, no longer found by key (the caller marks them gone)."""
+        return self._of_key.pop(key, [])
+
+    def __iter__(self) -> Iterator[_Place]:
+        yield from self._closing
+        for turn in self._by_turn.values():
+            yield from turn.entries()
+
+    def discard_queued(self) -> None:
+        """Take every queued work out (shutting down: none may start now)."""
+        for place in self:
+            if isinstance(place, QueuedTurn):
+                self.forget(place)
+        self._closing = [place for place in self._closing if not isinstance(place, QueuedTurn)]
+        heapq.heapify(self._closing)
+        for turn in self._by_turn.values():
+            turn.discard(lambda place: isinstance(place, QueuedTurn))
+
+
 class _Lane:
     """One channel: who waits, whether a call is in flight, until when posts are held."""
 
     def __init__(self) -> None:
-        self.waiting: list[_Place] = []
+        self.waiting = _Queue()
         self.busy = False
         self.posts_held_until = 0.0
         self.timer: asyncio.TimerHandle | None = None
@@ -131,17 +227,15 @@ class _Lane:
     def grant(self) -> None:
         """Let the first waiter whose turn has come go, if nothing is in flight."""
         while not self.busy:
-            while self.waiting and self.waiting[0].gone:
-                heapq.heappop(self.waiting)  # dropped or cancelled
-            if not self.waiting:
+            head = self.waiting.first()  # (dropped or cancelled places are discarded)
+            if head is None:
                 return
             loop = asyncio.get_running_loop()
-            head = self.waiting[0]
             if head.turn is not Turn.CLOSE and loop.time() < self.posts_held_until:
                 if self.timer is None:
                     self.timer = loop.call_at(self.posts_held_until, self._wake)
                 return
-            heapq.heappop(self.waiting)
+            self.waiting.pop()
             self.busy = True
             if isinstance(head, _Waiter):
                 head.granted.set_result(True)
@@ -152,10 +246,7 @@ class _Lane:
                     # lost: pending asks are taken back from the store at the next start).
                     self.reserved = None
                     self.busy = False
-                    self.waiting = [
-                        place for place in self.waiting if not isinstance(place, QueuedTurn)
-                    ]
-                    heapq.heapify(self.waiting)
+                    self.waiting.discard_queued()
 
     async def _hold(self, job: QueuedTurn) -> None:
         try:
@@ -200,20 +291,25 @@ class ChannelPacing:
         call: Callable[[], Awaitable[T]],
         *,
         key: str | None = None,
+        agent: str | None = None,
         order: float | None = None,
         on: QueuedTurn | None = None,
     ) -> T:
-        """Run `call` when its turn comes in `channel` (within a turn, lowest `order` first,
-        default now, then first come), again after each 429 once Slack's `Retry-After` has
-        passed. `Dropped` if `drop(channel, key)` took it out first. `on`: the turn a queued
-        work was handed; its first call goes at once, on it."""
+        """Run `call` when its turn comes in `channel` (within a turn, the agents in turn,
+        and of `agent`'s calls lowest `order` first, default now, then first come), again
+        after each 429 once Slack's `Retry-After` has passed. `Dropped` if
+        `drop(channel, key)` took it out first. `on`: the turn a queued work was handed;
+        its first call goes at once, on it."""
         lane = self._lanes.setdefault(channel, _Lane())
-        place = (time.time() if order is None else order, next(self._seq))
+        place = (time.time() if order is None else order, next(self._seq), key, agent)
         on_turn = on is not None and lane.use_turn(on)
+        again = False
         while True:
             if not on_turn:
-                await self._acquire(lane, _Waiter(turn, *place, key, _future()))  # keeps its place
+                # After a 429 it keeps its place, and its agent the turn.
+                await self._acquire(lane, _Waiter(turn, *place, _future()), again=again)
             on_turn = False
+            again = True
             # The lane waits out a 429 itself: the client raises it at once (bot/slack/api.py).
             raising = RATE_LIMITS_RAISED.set(True)
             try:
@@ -239,6 +335,7 @@ class ChannelPacing:
         *,
         spawn: Spawn,
         key: str | None = None,
+        agent: str | None = None,
         order: float | None = None,
     ) -> None:
         """Queue `work` in `channel` like a call of `send`, but holding no task while it
@@ -246,8 +343,8 @@ class ChannelPacing:
         the call it sends with it (`send(..., on=turn)`) goes at once. A turn its work does
         not use passes on when the work ends. `drop(channel, key)` takes it out unstarted."""
         lane = self._lanes.setdefault(channel, _Lane())
-        place = (time.time() if order is None else order, next(self._seq))
-        heapq.heappush(lane.waiting, QueuedTurn(turn, *place, key, work, spawn))
+        place = (time.time() if order is None else order, next(self._seq), key, agent)
+        lane.waiting.push(QueuedTurn(turn, *place, work, spawn))
         lane.grant()
 
     def drop(self, channel: str | None, key: str) -> None:
@@ -256,8 +353,8 @@ class ChannelPacing:
         lane = self._lanes.get(channel) if channel is not None else None
         if lane is None:
             return
-        for place in lane.waiting:
-            if place.key != key or place.gone:
+        for place in lane.waiting.take_key(key):
+            if place.gone:
                 continue
             if isinstance(place, _Waiter):
                 place.granted.set_result(False)
@@ -265,8 +362,8 @@ class ChannelPacing:
                 place.dropped = True
         lane.grant()
 
-    async def _acquire(self, lane: _Lane, waiter: _Waiter) -> None:
-        heapq.heappush(lane.waiting, waiter)
+    async def _acquire(self, lane: _Lane, waiter: _Waiter, *, again: bool) -> None:
+        lane.waiting.push(waiter, again=again)
         lane.grant()
         try:
             granted = await waiter.granted
@@ -276,6 +373,7 @@ class ChannelPacing:
                     lane.release()  # granted as we were cancelled: pass the turn on
             else:
                 waiter.granted.cancel()
+                lane.waiting.forget(waiter)
                 lane.grant()
             raise
         if not granted:
@@ -300,17 +398,19 @@ class ChannelPosts:
         *,
         channel: str,
         key: str | None = None,
+        agent: str | None = None,
         order: float | None = None,
         on: QueuedTurn | None = None,
         **arguments: Any,
     ) -> AsyncSlackResponse:
         """`chat.postMessage` in `channel` when its turn comes (`Dropped` if dropped first;
-        `on`: a queued work's turn, see `ChannelPacing.send`)."""
+        `agent`, `order`, `on`: see `ChannelPacing.send`)."""
         return await self.pacing.send(
             channel,
             turn,
             lambda: self.client.chat_postMessage(channel=channel, **arguments),
             key=key,
+            agent=agent,
             order=order,
             on=on,
         )

@@ -92,6 +92,9 @@ class Threads:
         response = await self._posts.post_message(
             Turn.ROOT,
             channel=channel,
+            # Roots take turns by agent name: one agent opening many sessions does not hold
+            # back another agent's root (nameless sessions take one turn together).
+            agent=agent_name,
             text=root.text,
             blocks=root.blocks_json(),
             metadata={"event_type": ROOT_METADATA_EVENT, "event_payload": {"session": session}},

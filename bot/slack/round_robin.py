@@ -40,7 +40,8 @@ class RoundRobin(Generic[E]):
     def __init__(self) -> None:
         self._groups: dict[Group, list[E]] = {}
         # Every group with entries is in the round exactly once, or is the one served last
-        # (it rejoins the back when the next group is served, behind groups that came meanwhile).
+        # (it rejoins the back when the next group is served, behind groups that came
+        # meanwhile; it is remembered even with no entry left, as its next one comes).
         self._round: deque[Group] = deque()
         self._served: tuple[Group] | None = None
 
@@ -71,11 +72,10 @@ class RoundRobin(Generic[E]):
                 return heap[0]
             del self._groups[self._round.popleft()]
         if self._served is not None:
+            # (Kept though empty: its next entry still goes behind groups that come meanwhile.)
             heap = self._groups[self._served[0]]
             if _clean(heap):
                 return heap[0]
-            del self._groups[self._served[0]]
-            self._served = None
         return None
 
     def pop(self) -> E | None:
@@ -86,14 +86,14 @@ class RoundRobin(Generic[E]):
         if self._round:
             group = self._round.popleft()
             if self._served is not None:
-                self._round.append(self._served[0])
+                last = self._served[0]
+                if _clean(self._groups[last]):
+                    self._round.append(last)
+                else:
+                    del self._groups[last]
             self._served = (group,)
         assert self._served is not None
-        heap = self._groups[self._served[0]]
-        heapq.heappop(heap)
-        if not heap:
-            del self._groups[self._served[0]]
-            self._served = None
+        heapq.heappop(self._groups[self._served[0]])
         return head
 
     def entries(self) -> Iterator[E]:

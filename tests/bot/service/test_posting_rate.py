@@ -11,10 +11,11 @@ import pytest
 
 from bot.service.server import Server
 from bot.slack.messages import METADATA_EVENT
+from bot.slack.threads import ROOT_METADATA_EVENT
 from bot.store import AskRecord
 from bot.store.sqlite import SqliteStore
 from provider import AskUserQuestionItem
-from slack_emulator import PostingRate, SlackEmulator
+from slack_emulator import PostingRate, SlackEmulator, Slow
 
 from ..harness import CHANNEL
 from .harness import in_process, relay
@@ -26,6 +27,9 @@ ASKS = 100
 # Slow enough that posting the stored asks takes seconds, one at a time.
 SLOW_SLACK = PostingRate(per_second=10.0, burst=1)
 STORED = 20
+BURST = 400
+BUILDER = {"id": "session-builder", "name": "builder"}
+REVIEWER = {"id": "session-reviewer", "name": "reviewer"}
 
 
 def posted(emu: SlackEmulator) -> list[str]:
@@ -35,6 +39,20 @@ def posted(emu: SlackEmulator) -> list[str]:
         for c in emu.calls_to("chat.postMessage")
         if c.ok and c.params.get("metadata", {}).get("event_type") == METADATA_EVENT
     ]
+
+
+def posts_seen(emu: SlackEmulator) -> list[str]:
+    """Every post Slack took, in its order: an ask's id, or "root <session>" for a root."""
+    seen = []
+    for call in emu.calls_to("chat.postMessage"):
+        metadata = call.params.get("metadata", {})
+        if not call.ok:
+            continue
+        if metadata.get("event_type") == ROOT_METADATA_EVENT:
+            seen.append(f"root {metadata['event_payload']['session']}")
+        elif metadata.get("event_type") == METADATA_EVENT:
+            seen.append(metadata["event_payload"]["ask_id"])
+    return seen
 
 
 # Timed against Slack's rate: it runs in CI's serial run of the marked tests, where no other
@@ -140,3 +158,47 @@ async def test_a_restart_with_unposted_asks_listens_at_once_then_posts_them_in_o
 
         await emu.wait_for(lambda: len(posted(emu)) == STORED, what="every ask posted", within=30)
         assert posted(emu) == ids
+
+
+async def test_four_hundred_asks_from_one_agent_delay_another_agents_ask_by_one_post_at_most(
+    server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
+) -> None:
+    async def ask(agent: dict[str, str]) -> str:
+        status, body = await relay(
+            http, "POST", f"{server.url}/v1/asks", json={"questions": [QUESTION], "agent": agent}
+        )
+        assert status == 201
+        return str(body["id"])
+
+    async def placed(*ask_ids: str) -> None:
+        # An ask is placed in its session's thread, then queued, by its "place" task.
+        names = {f"place {ask_id}" for ask_id in ask_ids}
+        await asyncio.gather(*(t for t in asyncio.all_tasks() if t.get_name() in names))
+
+    lane = server.parts.posts.pacing
+    opened = [await ask(REVIEWER), await ask(BUILDER)]  # both threads open
+    await emu.wait_for(lambda: posted(emu) == opened, what="each agent's first ask posted")
+    # Slack holds the burst's first post: the rest of the burst waits in the lane behind it.
+    held = asyncio.Event()
+    emu.inject("chat.postMessage", Slow(60, held))
+    gate = asyncio.Semaphore(8)
+
+    async def burst() -> str:
+        async with gate:
+            return await ask(BUILDER)
+
+    await placed(*await asyncio.gather(*(burst() for _ in range(BURST))))
+    await emu.wait_for(lambda: emu.held("chat.postMessage") == 1, what="the burst's first post")
+    assert lane.queued(CHANNEL) == BURST - 1
+
+    urgent = await ask(REVIEWER)
+    await placed(urgent)
+    assert lane.queued(CHANNEL) == BURST
+    held.set()
+    await emu.wait_for(lambda: urgent in posted(emu), what="the reviewer's ask posted")
+
+    # After the two threads (two roots, two asks): the post in flight when it was queued,
+    # then the reviewer's ask, not the builder's 399 others.
+    seen = posts_seen(emu)[4:]
+    assert seen.index(urgent) == 1
+    assert seen[0] != urgent

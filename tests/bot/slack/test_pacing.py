@@ -11,7 +11,7 @@ import pytest
 
 from bot.slack.api import SlackClient, web_client
 from bot.slack.pacing import ChannelPosts, Dropped, QueuedTurn, Turn
-from slack_emulator import PostingRate, SlackEmulator
+from slack_emulator import PostingRate, RateLimited, SlackEmulator
 
 from ..harness import CHANNEL, TOKEN
 
@@ -241,3 +241,141 @@ async def test_queued_work_is_not_started_once_tasks_are_refused(
     posts.pacing.queue(CHANNEL, Turn.POST, never, spawn=refuse, order=1.0)
     await asyncio.wait_for(posts.post_message(Turn.POST, channel=CHANNEL, text="next"), 5)
     assert [m.text for m in emu.channel_messages(CHANNEL)] == ["next"]
+
+
+def _queue_posts(
+    posts: ChannelPosts, spawn: _Spawner, agent: str, orders: list[int], turn: Turn = Turn.POST
+) -> None:
+    """Queue one post per order for `agent`, each text `agent` + its order (e.g. "a1")."""
+    for n in orders:
+        posts.pacing.queue(
+            CHANNEL, turn, _post_as(posts, agent, n, turn), spawn=spawn, agent=agent, order=n
+        )
+
+
+def _post_as(
+    posts: ChannelPosts, agent: str, n: int, turn: Turn = Turn.POST
+) -> Callable[[QueuedTurn], Awaitable[None]]:
+    async def work(on: QueuedTurn) -> None:
+        await posts.post_message(
+            turn, channel=CHANNEL, text=f"{agent}{n}", agent=agent, order=n, on=on
+        )
+
+    return work
+
+
+async def test_queued_posts_take_turns_across_agents(
+    emu: SlackEmulator, client: SlackClient
+) -> None:
+    posts = ChannelPosts(client)
+    spawn = _Spawner()
+    held = await _Held.lane(posts)
+    _queue_posts(posts, spawn, "a", [1, 2, 3, 4, 5])
+    _queue_posts(posts, spawn, "b", [6, 7])
+    _queue_posts(posts, spawn, "c", [8])
+    await held.free()
+    await spawn.idle()
+    texts = [m.text for m in emu.channel_messages(CHANNEL)]
+    assert texts == ["a1", "b6", "c8", "a2", "b7", "a3", "a4", "a5"]
+
+
+async def test_each_agents_posts_go_in_their_creation_order(
+    emu: SlackEmulator, client: SlackClient
+) -> None:
+    posts = ChannelPosts(client)
+    spawn = _Spawner()
+    held = await _Held.lane(posts)
+    _queue_posts(posts, spawn, "a", [3, 1, 2])  # their tasks reach the lane in another order
+    _queue_posts(posts, spawn, "b", [9, 4])
+    await held.free()
+    await spawn.idle()
+    assert [m.text for m in emu.channel_messages(CHANNEL)] == ["a1", "b4", "a2", "b9", "a3"]
+
+
+async def test_an_agent_queueing_during_anothers_burst_is_posted_next(
+    emu: SlackEmulator, client: SlackClient
+) -> None:
+    posts = ChannelPosts(client)
+    spawn = _Spawner()
+
+    async def fifth(on: QueuedTurn) -> None:
+        # The other agent's ask arrives while the burst's fifth post holds the turn.
+        _queue_posts(posts, spawn, "b", [1000])
+        await _post_as(posts, "a", 5)(on)
+
+    held = await _Held.lane(posts)
+    for n in range(1, 21):
+        work = fifth if n == 5 else _post_as(posts, "a", n)
+        posts.pacing.queue(CHANNEL, Turn.POST, work, spawn=spawn, agent="a", order=n)
+    await held.free()
+    await spawn.idle()
+    texts = [m.text for m in emu.channel_messages(CHANNEL)]
+    assert texts[:7] == ["a1", "a2", "a3", "a4", "a5", "b1000", "a6"]
+    assert len(texts) == 21
+
+
+async def test_agents_take_turns_at_their_roots_too(
+    emu: SlackEmulator, client: SlackClient
+) -> None:
+    posts = ChannelPosts(client)
+    spawn = _Spawner()
+    held = await _Held.lane(posts)
+    _queue_posts(posts, spawn, "a", [1, 2, 3], Turn.ROOT)
+    _queue_posts(posts, spawn, "b", [4], Turn.ROOT)
+    await held.free()
+    await spawn.idle()
+    assert [m.text for m in emu.channel_messages(CHANNEL)] == ["a1", "b4", "a2", "a3"]
+
+
+async def test_updates_then_roots_go_before_every_agents_posts(
+    emu: SlackEmulator, client: SlackClient
+) -> None:
+    posts = ChannelPosts(client)
+    spawn = _Spawner()
+    first = await posts.post_message(Turn.POST, channel=CHANNEL, text="ask")
+    held = await _Held.lane(posts)
+    _queue_posts(posts, spawn, "a", [1, 2])
+    _queue_posts(posts, spawn, "b", [3])
+    _queue_posts(posts, spawn, "c", [4], Turn.ROOT)
+
+    async def close(on: QueuedTurn) -> None:
+        update = lambda: client.chat_update(channel=CHANNEL, ts=first["ts"], text="decided")  # noqa: E731
+        await posts.pacing.send(CHANNEL, Turn.CLOSE, update, on=on)
+
+    posts.pacing.queue(CHANNEL, Turn.CLOSE, close, spawn=spawn)
+    await held.free()
+    await spawn.idle()
+    order = [c.params.get("text") for c in emu.calls if c.ok and c.method.startswith("chat.")]
+    assert order == ["ask", "decided", "c4", "a1", "b3", "a2"]
+
+
+async def test_a_post_refused_with_429_keeps_its_agents_turn(
+    emu: SlackEmulator, client: SlackClient
+) -> None:
+    posts = ChannelPosts(client)
+    spawn = _Spawner()
+    held = await _Held.lane(posts)
+    _queue_posts(posts, spawn, "a", [1, 2])
+    _queue_posts(posts, spawn, "b", [3])
+    emu.inject("chat.postMessage", RateLimited(retry_after=0))
+    await held.free()
+    await spawn.idle()
+    calls = [(c.status, c.params.get("text")) for c in emu.calls_to("chat.postMessage")]
+    assert calls == [(429, "a1"), (200, "a1"), (200, "b3"), (200, "a2")]
+
+
+async def test_a_dropped_post_leaves_its_agents_turn_to_the_next_agent(
+    emu: SlackEmulator, client: SlackClient
+) -> None:
+    posts = ChannelPosts(client)
+    spawn = _Spawner()
+    held = await _Held.lane(posts)
+    posts.pacing.queue(
+        CHANNEL, Turn.POST, _post_as(posts, "a", 1), spawn=spawn, key="a1", agent="a", order=1
+    )
+    _queue_posts(posts, spawn, "b", [2, 3])
+    posts.pacing.drop(CHANNEL, "a1")
+    assert posts.pacing.queued(CHANNEL) == 2
+    await held.free()
+    await spawn.idle()
+    assert [m.text for m in emu.channel_messages(CHANNEL)] == ["b2", "b3"]

@@ -49,7 +49,8 @@ def test_an_entry_pushed_first_takes_its_groups_turn_back() -> None:
         queue.push("a", _Entry(name, order))
     queue.push("b", _Entry("b1", 1))
     refused = queue.pop()
-    assert refused is not None and refused.name == "a1"
+    assert refused is not None
+    assert refused.name == "a1"
     queue.push_first("a", refused)  # Slack said 429: it goes again before "b"
     assert _drain(queue) == ["a1", "b1", "a2"]
 

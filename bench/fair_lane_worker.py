@@ -120,7 +120,9 @@ async def create_to_posted(asks: int) -> list[float]:
                         f"{server.url}/v1/asks", json=body, headers=headers
                     ) as response:
                         ask_id = str((await response.json())["id"])
-                    await emu.wait_for(lambda: ask_id in posted(emu), what="the ask posted")
+                    await emu.wait_for(
+                        lambda ask_id=ask_id: ask_id in posted(emu), what="the ask posted"
+                    )
                     if n:
                         samples.append(time.perf_counter() - started)
             finally:

@@ -16,7 +16,7 @@ import inspect
 import json
 import tempfile
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +101,11 @@ def posted(emu: SlackEmulator) -> set[str]:
     }
 
 
+def is_posted(emu: SlackEmulator, ask_id: str) -> Callable[[], bool]:
+    """Whether Slack took the post of `ask_id` yet."""
+    return lambda: ask_id in posted(emu)
+
+
 async def create_to_posted(asks: int) -> list[float]:
     """Seconds from a relay create to Slack taking the ask's post, one ask at a time."""
     emu = SlackEmulator(signing_secret=SECRET, bot_token=TOKEN)
@@ -120,9 +125,7 @@ async def create_to_posted(asks: int) -> list[float]:
                         f"{server.url}/v1/asks", json=body, headers=headers
                     ) as response:
                         ask_id = str((await response.json())["id"])
-                    await emu.wait_for(
-                        lambda ask_id=ask_id: ask_id in posted(emu), what="the ask posted"
-                    )
+                    await emu.wait_for(is_posted(emu, ask_id), what="the ask posted")
                     if n:
                         samples.append(time.perf_counter() - started)
             finally:

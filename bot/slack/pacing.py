@@ -147,20 +147,34 @@ class _Queue:
 
     def __init__(self) -> None:
         self._closing: list[_Place] = []
-        self._by_turn = {Turn.ROOT: RoundRobin[_Place](), Turn.POST: RoundRobin[_Place]()}
-        self._of_key: dict[str, list[_Place]] = {}
+        self._roots = RoundRobin[_Place]()
+        self._posts = RoundRobin[_Place]()
+        # A key's place, or its places when it has several (rare: a list for each key would
+        # be 10,000 more objects for the collector to scan when 10,000 asks wait).
+        self._of_key: dict[str, _Place | list[_Place]] = {}
+
+    def _round(self, turn: Turn) -> RoundRobin[_Place]:
+        return self._roots if turn is Turn.ROOT else self._posts
 
     def push(self, place: _Place, *, again: bool = False) -> None:
         """Queue `place`; `again`: a call Slack refused with 429 on its turn, which its
         agent keeps."""
-        if place.turn is Turn.CLOSE:
+        turn = place.turn
+        if turn is Turn.CLOSE:
             heapq.heappush(self._closing, place)
         elif again:
-            self._by_turn[place.turn].push_first(place.agent, place)
+            self._round(turn).push_first(place.agent, place)
         else:
-            self._by_turn[place.turn].push(place.agent, place)
-        if place.key is not None:
-            self._of_key.setdefault(place.key, []).append(place)
+            self._round(turn).push(place.agent, place)
+        key = place.key
+        if key is not None:
+            known = self._of_key.get(key)
+            if known is None:
+                self._of_key[key] = place
+            elif isinstance(known, list):
+                known.append(place)
+            else:
+                self._of_key[key] = [known, place]
 
     def first(self) -> _Place | None:
         """The place whose turn is next (it stays queued)."""
@@ -168,8 +182,8 @@ class _Queue:
             heapq.heappop(self._closing)  # cancelled
         if self._closing:
             return self._closing[0]
-        root = self._by_turn[Turn.ROOT].first()
-        return root if root is not None else self._by_turn[Turn.POST].first()
+        root = self._roots.first()
+        return root if root is not None else self._posts.first()
 
     def pop(self) -> _Place | None:
         """Take the place whose turn is next (its agent's turn is then taken)."""
@@ -179,7 +193,7 @@ class _Queue:
         if head.turn is Turn.CLOSE:
             heapq.heappop(self._closing)
         else:
-            self._by_turn[head.turn].pop()
+            self._round(head.turn).pop()
         self.forget(head)
         return head
 
@@ -187,20 +201,23 @@ class _Queue:
         """`place` left the queue (its turn came, or it was cancelled): no key holds it."""
         if place.key is None:
             return
-        places = self._of_key.get(place.key)
-        if places is not None and place in places:
-            places.remove(place)
-            if not places:
+        known = self._of_key.get(place.key)
+        if known is place:
+            del self._of_key[place.key]
+        elif isinstance(known, list) and place in known:
+            known.remove(place)
+            if not known:
                 del self._of_key[place.key]
 
     def take_key(self, key: str) -> list[_Place]:
         """`key`'s places, no longer found by key (the caller marks them gone)."""
-        return self._of_key.pop(key, [])
+        known = self._of_key.pop(key, [])
+        return known if isinstance(known, list) else [known]
 
     def __iter__(self) -> Iterator[_Place]:
         yield from self._closing
-        for turn in self._by_turn.values():
-            yield from turn.entries()
+        yield from self._roots.entries()
+        yield from self._posts.entries()
 
     def discard_queued(self) -> None:
         """Take every queued work out (shutting down: none may start now)."""
@@ -209,7 +226,7 @@ class _Queue:
                 self.forget(place)
         self._closing = [place for place in self._closing if not isinstance(place, QueuedTurn)]
         heapq.heapify(self._closing)
-        for turn in self._by_turn.values():
+        for turn in (self._roots, self._posts):
             turn.discard(lambda place: isinstance(place, QueuedTurn))
 
 
@@ -279,6 +296,12 @@ class ChannelPacing:
         self._lanes: dict[str, _Lane] = {}
         self._seq = itertools.count()
 
+    def _lane(self, channel: str) -> _Lane:
+        lane = self._lanes.get(channel)
+        if lane is None:  # (not `setdefault`: a lane is built only for a new channel)
+            lane = self._lanes[channel] = _Lane()
+        return lane
+
     def queued(self, channel: str) -> int:
         """How many calls wait their turn in `channel` (not counting the one in flight)."""
         lane = self._lanes.get(channel)
@@ -300,7 +323,7 @@ class ChannelPacing:
         after each 429 once Slack's `Retry-After` has passed. `Dropped` if
         `drop(channel, key)` took it out first. `on`: the turn a queued work was handed;
         its first call goes at once, on it."""
-        lane = self._lanes.setdefault(channel, _Lane())
+        lane = self._lane(channel)
         place = (time.time() if order is None else order, next(self._seq), key, agent)
         on_turn = on is not None and lane.use_turn(on)
         again = False
@@ -342,7 +365,7 @@ class ChannelPacing:
         waits: when its turn comes a task is started for it (`spawn`), handing it its turn;
         the call it sends with it (`send(..., on=turn)`) goes at once. A turn its work does
         not use passes on when the work ends. `drop(channel, key)` takes it out unstarted."""
-        lane = self._lanes.setdefault(channel, _Lane())
+        lane = self._lane(channel)
         place = (time.time() if order is None else order, next(self._seq), key, agent)
         lane.waiting.push(QueuedTurn(turn, *place, work, spawn))
         lane.grant()

@@ -364,7 +364,8 @@ class ChannelPacing:
         """Queue `work` in `channel` like a call of `send`, but holding no task while it
         waits: when its turn comes a task is started for it (`spawn`), handing it its turn;
         the call it sends with it (`send(..., on=turn)`) goes at once. A turn its work does
-        not use passes on when the work ends. `drop(channel, key)` takes it out unstarted."""
+        not use passes on when the work ends. `drop(channel, key)` takes it out unstarted.
+        Within its turn, `agent`'s work takes turns with other agents' (as in `send`)."""
         lane = self._lane(channel)
         place = (time.time() if order is None else order, next(self._seq), key, agent)
         lane.waiting.push(QueuedTurn(turn, *place, work, spawn))

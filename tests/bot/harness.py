@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from aiohttp import web
 
 from bot import SlackQuestionProvider, SlackSettings
-from bot.slack.responders import ANYONE, AnyoneInChannel
 from bot.clock import Clock
 from bot.review import ReviewPolicies
+from bot.slack.responders import ANYONE, AnyoneInChannel
 from bot.store import AskStore
 from provider import (
     AbortSignal,

@@ -112,7 +112,11 @@ def test_connected_to_slack_without_responders_the_service_refuses_to_start(
 
 
 def test_socket_mode_without_responders_is_refused_too() -> None:
-    env = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1", "SLACK_QUESTIONS_CHANNEL": "C0Q1"}
+    env = {
+        "SLACK_BOT_TOKEN": "xoxb-1",
+        "SLACK_APP_TOKEN": "xapp-1",
+        "SLACK_QUESTIONS_CHANNEL": "C0Q1",
+    }
     assert problems(env) == f"cannot start:\n  - {NO_RESPONDERS}"
 
 

@@ -42,6 +42,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 import bot.service.server
 from bot import SlackQuestionProvider, SlackSettings
 from bot.config import load_config, parse_args
+from bot.slack.responders import ANYONE
 from bot.store import AskEvent, AskRecord, EventKind, MemoryStore
 from bot.store.sqlite import SqliteStore
 from provider import AskUserQuestionRequest, RelayProvider, UserQuestionService
@@ -126,7 +127,7 @@ async def commands(go: Callable[[], Awaitable[None]], idle: Callable[[], Awaitab
 async def run_provider(api_url: str, port: int, db: str | None) -> None:
     """The full provider in process: ask, wait for the click, report."""
     settings = SlackSettings(
-        bot_token=TOKEN, signing_secret=SECRET, channel=CHANNEL, api_url=api_url
+        bot_token=TOKEN, signing_secret=SECRET, channel=CHANNEL, api_url=api_url, responders=ANYONE
     )
     store = _SaysPosted(db) if db is not None else _MemorySaysPosted()
     if isinstance(store, SqliteStore):

@@ -107,6 +107,7 @@ def service_env(db: Path) -> dict[str, str]:
         "SLACK_QUESTIONS_CHANNEL": CHANNEL,
         "SLACK_QUESTIONS_DB": str(db),
         "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
+        "SLACK_QUESTIONS_RESPONDERS": "*",
         "PORT": "0",
     }
 

@@ -40,6 +40,7 @@ async def replica(emu: SlackEmulator, url: str, name: str) -> Server:
         "SLACK_QUESTIONS_DB": url,
         "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
         "SLACK_QUESTIONS_REPLICA": name,
+        "SLACK_QUESTIONS_RESPONDERS": "*",
         "SLACK_API_URL": emu.api_url,
         "PORT": "0",
     }

@@ -21,6 +21,7 @@ from bot.flags import parse_args as parse_args
 from bot.parts import SlackSettings
 from bot.review import PolicyError, load_policies
 from bot.slack.api import SLACK_API_URL
+from bot.slack.responders import ANYONE, AnyoneInChannel
 
 
 class Mode(StrEnum):
@@ -119,13 +120,7 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
             "SLACK_QUESTIONS_CHANNEL is missing: the id of the channel questions are posted in"
         )
 
-    responders = tuple(r for r in re.split(r"[\s,]+", get("SLACK_QUESTIONS_RESPONDERS") or "") if r)
-    bad = [r for r in responders if not _RESPONDER.match(r)]
-    if bad:
-        problems.append(
-            "SLACK_QUESTIONS_RESPONDERS must list user ids (U…/W…) and user-group ids (S…), "
-            f"not {', '.join(repr(b) for b in bad)}"
-        )
+    responders = _responders(get("SLACK_QUESTIONS_RESPONDERS"), mode, problems)
 
     relay_token = get("SLACK_QUESTIONS_RELAY_TOKEN")
     if relay_token is not None and len(relay_token) < _RELAY_TOKEN_MIN:
@@ -205,6 +200,39 @@ def _seconds(
         )
         return default
     return seconds
+
+
+def _responders(
+    value: str | None, mode: Mode, problems: list[str]
+) -> tuple[str, ...] | AnyoneInChannel:
+    """SLACK_QUESTIONS_RESPONDERS: user and user-group ids, or `*` for anyone in the channel.
+
+    Connected to Slack, none is refused: anyone in the channel (in a Slack Connect channel,
+    people of other organisations too) could then approve what the agents do, and that must
+    be said on purpose. Offline, none is fine: the emulator's one person (you) answers."""
+    if value == ANYONE:
+        return ANYONE
+    ids = tuple(r for r in re.split(r"[\s,]+", value or "") if r)
+    if ANYONE in ids:
+        problems.append(
+            "SLACK_QUESTIONS_RESPONDERS: * (anyone in the channel) stands alone, "
+            "not among ids: set either * or the ids"
+        )
+        return ()
+    bad = [r for r in ids if not _RESPONDER.match(r)]
+    if bad:
+        problems.append(
+            "SLACK_QUESTIONS_RESPONDERS must list user ids (U…/W…) and user-group ids (S…), "
+            f"not {', '.join(repr(b) for b in bad)}"
+        )
+    if not ids and mode is not Mode.OFFLINE:
+        problems.append(
+            "SLACK_QUESTIONS_RESPONDERS is missing: say who may answer the agents' questions, "
+            "as user ids (U…/W…) and user-group ids (S…), comma separated, or * for anyone in "
+            "the channel on purpose (in a Slack Connect channel that includes other "
+            "organisations' people); without it every member could approve what an agent does"
+        )
+    return ids
 
 
 def _port(value: str | None, problems: list[str]) -> int:

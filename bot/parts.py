@@ -36,9 +36,11 @@ from bot.slack.api import (
     client_session,
     web_client,
 )
+from bot.slack.audience import Audience
+from bot.slack.memberships import ChannelMembers
 from bot.slack.messages import AskMessages
 from bot.slack.pacing import ChannelPosts
-from bot.slack.responders import Responders
+from bot.slack.responders import AnyoneInChannel, Responders
 from bot.slack.status_line import ThreadStatuses
 from bot.slack.threads import Threads
 from bot.store import AskStore, MemoryStore
@@ -59,7 +61,8 @@ class SlackSettings(BaseModel):
     bot_token: str = Field(repr=False)
     signing_secret: str = Field(repr=False)  # empty in Socket Mode, which is not signed
     channel: str | None = None
-    responders: Sequence[str] = ()
+    # Who may answer: user and user-group ids, or ANYONE (`*`) on purpose; none: nobody.
+    responders: Sequence[str] | AnyoneInChannel = ()
     api_url: str = SLACK_API_URL
     review: ReviewPolicies = ReviewPolicies()
     call_timeout: float = CALL_TIMEOUT_SECONDS  # a Web API call that takes longer has failed
@@ -171,7 +174,10 @@ def build(
     )
     origins = Origins()
     intake = Intake(answering, plan_reviews, kept, clock, tasks, origins)
-    team = TeamView(kept, client)
+    audience = Audience(
+        client, responders, settings.review, ChannelMembers(client), channel=settings.channel
+    )
+    team = TeamView(kept, client, audience)
     app = build_app(
         client,
         signing_secret=settings.signing_secret,

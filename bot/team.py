@@ -17,6 +17,7 @@ from slack_sdk.webhook import WebhookResponse
 
 from bot.render.team_view import command_message, home_view
 from bot.slack.api import SlackCallFailed, SlackClient
+from bot.slack.audience import Audience, Visible
 from bot.store import AskRecord, AskState, AskStore
 
 log = logging.getLogger(__name__)
@@ -37,11 +38,13 @@ class Respond(Protocol):
 
 
 class TeamView:
-    """Reads the recent asks and their permalinks, and shows them as the team view."""
+    """Reads the recent asks and their permalinks, and shows each person the ones they may
+    see (`Audience`: their channels' asks, and those they may answer or review)."""
 
-    def __init__(self, store: AskStore, client: SlackClient) -> None:
+    def __init__(self, store: AskStore, client: SlackClient, audience: Audience) -> None:
         self.store = store
         self.client = client
+        self.audience = audience
         self._links: dict[tuple[str, str], str] = {}
         self._lookups = asyncio.Semaphore(LOOKUPS_AT_ONCE)
 
@@ -55,6 +58,11 @@ class TeamView:
         seen = {r.id for r in recent}
         # Waiting asks missing from `recent` are older than all of it: appending keeps the order.
         return recent + [r for r in waiting if r.id not in seen], older
+
+    async def seen_by(self, user: str) -> tuple[Visible, bool]:
+        """The recent asks `user` may see, and whether the store holds older asks."""
+        records, older = await self.records()
+        return await self.audience.visible(user, records), older
 
     async def links(self, records: list[AskRecord]) -> dict[str, str]:
         """Ask id -> permalink of its first message; an ask whose lookup fails has none."""
@@ -78,8 +86,9 @@ class TeamView:
 
     async def answer_command(self, respond: Respond, user: str) -> None:
         """Answer `/agent-questions` ephemerally, through the command's response_url."""
-        records, older = await self.records()
-        content = command_message(records, await self.links(records), older=older)
+        seen, older = await self.seen_by(user)
+        links = await self.links(seen.records)
+        content = command_message(seen.records, links, older=older, hidden=seen.unread)
         try:
             response = await respond(
                 text=content.text, blocks=content.blocks_json(), response_type="ephemeral"
@@ -98,8 +107,9 @@ class TeamView:
 
     async def publish_home(self, user: str) -> None:
         """Publish the team view as `user`'s Home tab."""
-        records, older = await self.records()
-        view = home_view(records, await self.links(records), older=older)
+        seen, older = await self.seen_by(user)
+        links = await self.links(seen.records)
+        view = home_view(seen.records, links, older=older, hidden=seen.unread)
         try:
             await self.client.views_publish(user_id=user, view=view)
         except SlackCallFailed:

@@ -65,6 +65,9 @@ def bot_command(emulator: SlackEmulator, channel_id: str) -> str:
         "SLACK_BOT_TOKEN": emulator.bot_token,
         "SLACK_SIGNING_SECRET": emulator.signing_secret,
         "SLACK_QUESTIONS_CHANNEL": channel_id,
+        # Anyone in the channel may answer (said on purpose, as the bot requires); no glob:
+        # the shell does not expand `*` in an assignment.
+        "SLACK_QUESTIONS_RESPONDERS": "*",
     }
     return " ".join(f"{name}={value}" for name, value in settings.items()) + " python -m bot"
 

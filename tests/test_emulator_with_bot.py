@@ -39,6 +39,7 @@ def test_the_emulators_default_credentials_are_ones_the_bot_accepts() -> None:
             "SLACK_BOT_TOKEN": emulator.bot_token,
             "SLACK_SIGNING_SECRET": DEFAULT_SIGNING_SECRET,
             "SLACK_QUESTIONS_CHANNEL": "C0AGENTQST",
+            "SLACK_QUESTIONS_RESPONDERS": "*",
         },
         Namespace(host=None, port=None, db=None, channel=None, no_demo=False),
     )

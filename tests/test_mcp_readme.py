@@ -10,7 +10,12 @@ from pathlib import Path
 from bot.mcp.main import RELAY_VARIABLES, SOCKET_VARIABLES
 
 ROOT = Path(__file__).resolve().parents[1]
-KNOWN_VARIABLES = {*RELAY_VARIABLES, *SOCKET_VARIABLES, "SLACK_QUESTIONS_AGENT_NAME"}
+KNOWN_VARIABLES = {
+    *RELAY_VARIABLES,
+    *SOCKET_VARIABLES,
+    "SLACK_QUESTIONS_AGENT_NAME",
+    "SLACK_QUESTIONS_RESPONDERS",  # the service's own check: who may answer
+}
 
 
 def mcp_section() -> str:

@@ -77,11 +77,7 @@ class Admission:
         allowed = self.who_may_answer(live)
         if not await allowed.allows(user):
             await self._asks.note(ask_id, EventKind.REFUSED, user, "not an allowed responder")
-            await self._messages.ephemeral(
-                live.record,
-                user,
-                f"Only {allowed.describe()} may answer this question, so nothing changed.",
-            )
+            await self._messages.ephemeral(live.record, user, allowed.refusal())
             return None
         done = live.record.parts_done.get(part) if part is not None else None
         if done is not None:

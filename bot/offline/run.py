@@ -63,7 +63,9 @@ async def run_offline(
             stack.push_async_callback(playground.close)
         print(
             f"Offline: a local Slack emulator stands in for Slack ({emu.api_url}).\n"
-            f"You are @you in #agent-questions. The service listens on {server.url}"
+            "You are @you in #agent-questions"
+            + ("" if config.slack.responders else ", the one person who may answer")
+            + f". The service listens on {server.url}"
             + (" (relay at /v1)." if config.relay_token else ".")
             + (
                 f"\nPlayground: {playground.url} — the workspace in your browser, as Slack shows it."
@@ -116,8 +118,12 @@ def _emulator(config: Config) -> tuple[SlackEmulator, str]:
 
 def _against(config: Config, emu: SlackEmulator, channel: str, db_path: Path) -> Config:
     """The service's configuration: over HTTP to the emulator, asking in `channel`, on
-    loopback."""
-    slack = config.slack.model_copy(update={"api_url": emu.api_url, "channel": channel})
+    loopback. With no responders configured, you (the terminal's and the playground's
+    person) may answer, and nobody else."""
+    responders = config.slack.responders or (YOU,)
+    slack = config.slack.model_copy(
+        update={"api_url": emu.api_url, "channel": channel, "responders": responders}
+    )
     return config.model_copy(
         update={"mode": Mode.HTTP, "slack": slack, "db_path": db_path, "host": LOOPBACK}
     )

@@ -59,33 +59,72 @@ MIN_BLOCKS: Final = 7  # headers, divider, and per list one ask and its "more" l
 
 # Ids Slack gives people (U…, W…): anything else is not mentioned as a person.
 _USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
+# Ids of channels (C…, G…, D…): anything else is named as plain text, not linked.
+_CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{2,}$")
+CHANNELS_NAMED: Final = 10
+
+
+def hidden_note(channels: Sequence[str]) -> str:
+    """Why the view may lack asks: `channels`' members could not be read, so only the asks
+    the person may answer or review are shown from them."""
+    named = [f"<#{c}>" if _CHANNEL_ID.match(c) else escape(c) for c in channels[:CHANNELS_NAMED]]
+    if len(channels) > CHANNELS_NAMED:
+        named.append(f"{len(channels) - CHANNELS_NAMED} more")
+    return (
+        f":lock: Some asks in {', '.join(named)} are hidden: the bot could not read who is in "
+        f"{'that channel' if len(channels) == 1 else 'those channels'}, so from there you see "
+        "only the asks you may answer or review."
+    )
+
+
+def _hidden_blocks(hidden: Sequence[str]) -> list[Block]:
+    if not hidden:
+        return []
+    return [
+        ContextBlock(
+            block_id="sq~team.hidden",
+            elements=[MarkdownTextObject(verbatim=True, text=hidden_note(hidden))],
+        )
+    ]
 
 
 def home_view(
-    records: Sequence[AskRecord], links: Mapping[str, str], *, older: bool = False
+    records: Sequence[AskRecord],
+    links: Mapping[str, str],
+    *,
+    older: bool = False,
+    hidden: Sequence[str] = (),
 ) -> View:
     """The Home tab: an intro, then the waiting asks and the recent decisions.
 
     `records` are the asks to show, newest first; `links` maps an ask id to the permalink
-    of its message; `older` says the store holds older asks than these."""
+    of its message; `older` says the store holds older asks than these; `hidden`: channels
+    whose asks were withheld because their members could not be read (said under the intro)."""
     intro: list[Block] = [
         HeaderBlock(block_id="sq~team.title", text=PlainTextObject(text="Agent questions")),
         ContextBlock(
             block_id="sq~team.intro",
             elements=[MarkdownTextObject(verbatim=True, text=HOME_INTRO)],
         ),
+        *_hidden_blocks(hidden),
     ]
     body = team_blocks(records, links, max_blocks=HOME_BLOCKS_MAX - len(intro), older=older)
     return View(type="home", callback_id="sq~team.home", blocks=[*intro, *body])
 
 
 def command_message(
-    records: Sequence[AskRecord], links: Mapping[str, str], *, older: bool = False
+    records: Sequence[AskRecord],
+    links: Mapping[str, str],
+    *,
+    older: bool = False,
+    hidden: Sequence[str] = (),
 ) -> MessageContent:
-    """The `/agent-questions` answer: the same two sections, within a message's 50 blocks."""
+    """The `/agent-questions` answer: the same two sections, within a message's 50 blocks
+    (first, when `hidden` names channels, why some asks are not shown)."""
     pending, settled = _split(records)
-    blocks = team_blocks(
-        records, links, max_blocks=MESSAGE_BLOCKS_MAX, older=older, hint=MORE_ON_HOME
+    note = _hidden_blocks(hidden)
+    blocks = note + team_blocks(
+        records, links, max_blocks=MESSAGE_BLOCKS_MAX - len(note), older=older, hint=MORE_ON_HOME
     )
     decisions = _count(len(settled), "recent decision", "recent decisions")
     text = f"Agent questions: {len(pending)} waiting for an answer, {decisions}"

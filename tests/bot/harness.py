@@ -12,6 +12,7 @@ from aiohttp import web
 from bot import SlackQuestionProvider, SlackSettings
 from bot.clock import Clock
 from bot.review import ReviewPolicies
+from bot.slack.responders import ANYONE, AnyoneInChannel
 from bot.store import AskStore
 from provider import (
     AbortSignal,
@@ -104,7 +105,7 @@ class Bot:
 async def running_bot(
     emu: SlackEmulator,
     *,
-    responders: Sequence[str] = (),
+    responders: Sequence[str] | AnyoneInChannel = ANYONE,
     store: AskStore | None = None,
     channel: str | None = CHANNEL,
     review: ReviewPolicies | None = None,

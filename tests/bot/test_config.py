@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Final
 
 import pytest
 
 from bot import SlackSettings
 from bot.config import ConfigError, Mode, load_config, parse_args
+from bot.slack.responders import ANYONE
 
 SECRET = "0123456789abcdef0123456789abcdef"
 HTTP = {
     "SLACK_BOT_TOKEN": "xoxb-1",
     "SLACK_SIGNING_SECRET": SECRET,
     "SLACK_QUESTIONS_CHANNEL": "C0QUESTION",
+    "SLACK_QUESTIONS_RESPONDERS": "*",
 }
 
 
@@ -38,7 +41,7 @@ def test_offline_mode_makes_fresh_credentials_for_the_emulator() -> None:
 def test_the_slack_settings_are_the_providers_own_with_its_defaults() -> None:
     config = load_config(HTTP, parse_args([]))
     assert config.slack == SlackSettings(
-        bot_token="xoxb-1", signing_secret=SECRET, channel="C0QUESTION"
+        bot_token="xoxb-1", signing_secret=SECRET, channel="C0QUESTION", responders=ANYONE
     )
 
 
@@ -88,6 +91,49 @@ def test_flags_override_the_environment() -> None:
 def test_responders_accept_users_and_groups_separated_by_commas_or_spaces() -> None:
     config = load_config({**HTTP, "SLACK_QUESTIONS_RESPONDERS": "U1AB, S2CD W3EF"}, parse_args([]))
     assert config.slack.responders == ("U1AB", "S2CD", "W3EF")
+
+
+NO_RESPONDERS: Final = (
+    "SLACK_QUESTIONS_RESPONDERS is missing: say who may answer the agents' questions, "
+    "as user ids (U…/W…) and user-group ids (S…), comma separated, or * for anyone in "
+    "the channel on purpose (in a Slack Connect channel that includes other "
+    "organisations' people); without it every member could approve what an agent does"
+)
+
+
+@pytest.mark.parametrize("value", [None, "", " , "])
+def test_connected_to_slack_without_responders_the_service_refuses_to_start(
+    value: str | None,
+) -> None:
+    env = {k: v for k, v in HTTP.items() if k != "SLACK_QUESTIONS_RESPONDERS"}
+    if value is not None:
+        env["SLACK_QUESTIONS_RESPONDERS"] = value
+    assert problems(env) == f"cannot start:\n  - {NO_RESPONDERS}"
+
+
+def test_socket_mode_without_responders_is_refused_too() -> None:
+    env = {
+        "SLACK_BOT_TOKEN": "xoxb-1",
+        "SLACK_APP_TOKEN": "xapp-1",
+        "SLACK_QUESTIONS_CHANNEL": "C0Q1",
+    }
+    assert problems(env) == f"cannot start:\n  - {NO_RESPONDERS}"
+
+
+def test_a_star_says_anyone_in_the_channel_may_answer() -> None:
+    assert load_config(HTTP, parse_args([])).slack.responders == ANYONE
+
+
+def test_a_star_among_ids_is_refused() -> None:
+    env = {**HTTP, "SLACK_QUESTIONS_RESPONDERS": "U1AB,*"}
+    assert problems(env) == (
+        "cannot start:\n  - SLACK_QUESTIONS_RESPONDERS: * (anyone in the channel) stands "
+        "alone, not among ids: set either * or the ids"
+    )
+
+
+def test_offline_without_responders_starts_and_leaves_them_to_offline_mode() -> None:
+    assert load_config({}, parse_args([])).slack.responders == ()
 
 
 def test_the_api_url_gets_its_trailing_slash() -> None:

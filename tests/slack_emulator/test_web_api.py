@@ -406,6 +406,25 @@ async def test_members_are_paged_with_cursors(emu: SlackEmulator, client: AsyncW
     }
 
 
+async def test_the_members_of_a_private_channel_the_bot_is_not_in_are_channel_not_found(
+    client: AsyncWebClient,
+) -> None:
+    error = await api_error(client.conversations_members(channel=SECRETS))
+    assert error.response["error"] == "channel_not_found"
+
+
+async def test_the_members_of_a_private_channel_the_bot_is_in_are_listed(
+    emu: SlackEmulator, client: AsyncWebClient
+) -> None:
+    emu.workspace.add_member(SECRETS, emu.bot_user_id)
+    response = await client.conversations_members(channel=SECRETS)
+    assert response.data == {
+        "ok": True,
+        "members": [ALICE, emu.bot_user_id],
+        "response_metadata": {"next_cursor": ""},
+    }
+
+
 async def test_a_bad_cursor_is_invalid_cursor(client: AsyncWebClient) -> None:
     error = await api_error(client.conversations_members(channel=QUESTIONS, cursor="bm9wZQ=="))
     assert error.response["error"] == "invalid_cursor"

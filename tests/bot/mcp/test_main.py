@@ -18,6 +18,7 @@ SOCKET = {
     "SLACK_BOT_TOKEN": "xoxb-1",
     "SLACK_APP_TOKEN": "xapp-1",
     "SLACK_QUESTIONS_CHANNEL": "C0QUESTION",
+    "SLACK_QUESTIONS_RESPONDERS": "*",
 }
 
 

@@ -25,6 +25,7 @@ def socket_env(emu: SlackEmulator, **extra: str) -> dict[str, str]:
         "SLACK_APP_TOKEN": APP_TOKEN,
         "SLACK_QUESTIONS_CHANNEL": CHANNEL,
         "SLACK_API_URL": emu.api_url,
+        "SLACK_QUESTIONS_RESPONDERS": "*",
         **extra,
     }
 

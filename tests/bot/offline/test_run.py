@@ -58,6 +58,9 @@ async def test_offline_mode_runs_the_demo_and_the_person_answers_at_the_terminal
     seen: list[str] = []
     try:
         await read_until(proc.stdout, "Offline: a local Slack emulator stands in for Slack", seen)
+        # No SLACK_QUESTIONS_RESPONDERS offline: you, and only you, may answer.
+        you = await read_until(proc.stdout, "You are @you in #agent-questions", seen)
+        assert you.startswith("You are @you in #agent-questions, the one person who may answer.")
         await read_until(proc.stdout, "[1] Postgres (Recommended)  [2] SQLite  [3] DynamoDB", seen)
         proc.stdin.write(b"2\n")
         await proc.stdin.drain()

@@ -57,6 +57,8 @@ def service_env(emu: SlackEmulator, db: Path, port: int, **extra: str) -> dict[s
         "SLACK_QUESTIONS_CHANNEL": CHANNEL,
         "SLACK_QUESTIONS_DB": str(db),
         "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
+        # Today's meaning, said on purpose: anyone in the channel may answer.
+        "SLACK_QUESTIONS_RESPONDERS": "*",
         "PORT": str(port),
     }
     env.update(extra)

@@ -188,3 +188,15 @@ async def test_the_service_answers_healthz(
         writer.close()
         await writer.wait_closed()
     assert response.startswith(b"HTTP/1.1 200")
+
+
+async def test_without_responders_the_service_refuses_to_start_saying_what_to_set(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    env = service_env(emu, tmp_path / "a.db", free_port(), SLACK_QUESTIONS_RESPONDERS="")
+    code, output = await start_failure(env)
+    assert code == 2
+    assert (
+        "SLACK_QUESTIONS_RESPONDERS is missing: say who may answer the agents' questions, "
+        "as user ids (U…/W…) and user-group ids (S…), comma separated, or * for anyone"
+    ) in output

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from bot.slack.responders import ANYONE
 from slack_emulator import SlackEmulator
 
 from ..harness import ALICE, BOB, CAROL, REVIEWERS, Bot, running_bot
@@ -59,3 +60,24 @@ async def test_an_outsider_cannot_open_the_form(guarded: Bot) -> None:
     assert guarded.emu.views(CAROL) == []
     assert len(guarded.emu.ephemerals(CAROL)) == 1
     asking.cancel()
+
+
+async def test_a_star_lets_any_member_of_the_channel_answer(emu: SlackEmulator) -> None:
+    async with running_bot(emu, responders=ANYONE) as bot:
+        asking = bot.ask(DB)
+        await bot.emu.person(CAROL).click(await bot.posted(), text="Postgres")
+        assert (await asking).answers[0].selected == ["Postgres"]
+
+
+async def test_with_no_responders_nobody_may_answer_and_is_told_why(emu: SlackEmulator) -> None:
+    async with running_bot(emu, responders=()) as bot:
+        asking = bot.ask(DB)
+        message = await bot.posted()
+        await bot.emu.person(ALICE).click(message, text="Postgres")
+        await bot.idle()
+        assert [e.text for e in bot.emu.ephemerals(ALICE)] == [
+            "Nobody may answer this question: no responders are configured."
+        ]
+        assert bot.now(message).blocks == message.blocks
+        assert not asking.done()
+        asking.cancel()

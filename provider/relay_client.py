@@ -177,7 +177,7 @@ class RelayProvider:
                 if time.monotonic() - started > self._max_outage:
                     raise UserQuestionError(
                         ErrorCode.ASK_FAILED,
-                        f"the relay at {self._base} was unreachable for {self._max_outage:.0f} s",
+                        f"the relay at {self._base} was unreachable for {self._max_outage:g} s",
                         cause=why.__cause__,
                     ) from why
                 log.info("relay unavailable (%s); retrying in %.1f s", why, delay)

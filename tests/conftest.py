@@ -7,6 +7,7 @@ CI (`CI=true`), where a skipped store is a failure.
 """
 
 import os
+import sys
 import uuid
 from collections.abc import Iterator
 from typing import NoReturn
@@ -22,6 +23,12 @@ from tests.postgres_server import NoPostgres, ThrowawayPostgres
 # swallow every call to the local emulator.
 for _name in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy", "ALL_PROXY", "all_proxy"):
     os.environ.pop(_name, None)
+
+# Test modules are cached assertion-rewritten in __pycache__ (gitignored) even where the
+# environment sets PYTHONDONTWRITEBYTECODE: else each xdist worker rewrites and compiles every
+# test module again on every run, half of its collection time (about 3 s of CPU a worker).
+# Conftest modules come first, so this holds for every test module.
+sys.dont_write_bytecode = False
 
 TEST_PG = "SLACK_QUESTIONS_TEST_PG"
 

@@ -20,6 +20,7 @@ middleware catches. Only the bot's own calls raise `SlackCallFailed`.
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any, Final
@@ -32,6 +33,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncServerErrorRetryHandler,
 )
 from slack_sdk.http_retry.builtin_interval_calculators import BackoffRetryIntervalCalculator
+from slack_sdk.http_retry.jitter import Jitter
 from slack_sdk.http_retry.request import HttpRequest
 from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
@@ -294,6 +296,16 @@ class ToldServerErrorRetry(_Told, AsyncServerErrorRetryHandler):
         self.calls = calls
 
 
+class ScaledJitter(Jitter):
+    """A backoff of d waits between d and 2d. slack_sdk's default jitter adds up to a whole
+    second to every wait, whatever the backoff: a 0.25 s backoff waited 0.25-1.25 s, and a
+    backoff of 0 still up to a second."""
+
+    def recalculate(self, duration: float) -> float:
+        """`duration` stretched by a random share of itself."""
+        return duration * (1 + random.random())
+
+
 def retry_handlers(calls: SlackCalls, *, retries: int, backoff: float) -> list[AsyncRetryHandler]:
     """slack_sdk's 429 handler (Retry-After) and 500/503 handler (backoff), each reporting
     its retries to `calls`. Nothing else is retried: a 502, 504 or dropped connection may
@@ -303,6 +315,8 @@ def retry_handlers(calls: SlackCalls, *, retries: int, backoff: float) -> list[A
         ToldServerErrorRetry(
             calls,
             max_retry_count=retries,
-            interval_calculator=BackoffRetryIntervalCalculator(backoff_factor=backoff),
+            interval_calculator=BackoffRetryIntervalCalculator(
+                backoff_factor=backoff, jitter=ScaledJitter()
+            ),
         ),
     ]

@@ -443,11 +443,11 @@ async def test_a_form_of_several_fields_is_one_batch(server: Server, emu: SlackE
 
 async def test_an_unreachable_relay_prints_nothing_and_is_a_non_blocking_error() -> None:
     url = f"http://127.0.0.1:{free_port()}"
-    hook = await Hook.start(url, pre_tool_use("ExitPlanMode", EXIT_PLAN), "--max-outage", "1")
+    hook = await Hook.start(url, pre_tool_use("ExitPlanMode", EXIT_PLAN), "--max-outage", "0.2")
     done = await hook.finished()
     assert (done.code, done.output) == (1, None)
     assert done.stderr.endswith(
-        f"slack-questions hook: ASK_FAILED: the relay at {url} was unreachable for 1 s\n"
+        f"slack-questions hook: ASK_FAILED: the relay at {url} was unreachable for 0.2 s\n"
     )
 
 

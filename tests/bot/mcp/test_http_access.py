@@ -10,10 +10,12 @@ import asyncio
 import contextlib
 import sys
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 
 import aiohttp
 import httpx2
 import pytest
+import pytest_asyncio
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation
@@ -23,7 +25,7 @@ from provider.tool import NAME
 from slack_emulator import SlackEmulator
 
 from ..harness import ALICE
-from ..service.harness import RELAY_TOKEN, ROOT, free_port
+from ..service.harness import RELAY_TOKEN, ROOT, free_port, in_process, service_emulator
 from ..service.test_relay import DB, posted
 from .test_http import stopped
 from .test_stdio import mcp_env
@@ -99,6 +101,31 @@ async def guarded(server: Server) -> AsyncIterator[str]:
         yield url
 
 
+@dataclass
+class Refusing:
+    """A guarded MCP server and the service it relays to, shared by the tests of requests it
+    refuses: a refusal leaves both as they were, so each test need not start a process."""
+
+    server: Server
+    url: str
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def refusing(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Refusing]:
+    db = tmp_path_factory.mktemp("refusing") / "asks.db"
+    async with (
+        service_emulator() as emu,
+        in_process(emu, db) as server,
+        listening(server, "0.0.0.0", SLACK_QUESTIONS_MCP_TOKEN=TOKEN) as url,
+    ):
+        yield Refusing(server, url)
+    assert emu.violations == []
+
+
+# The tests of refusals share `refusing`, so they run on its (the module's) event loop.
+ON_THE_SHARED_LOOP = pytest.mark.asyncio(loop_scope="module")
+
+
 async def test_every_interface_without_a_token_refuses_to_start_and_says_to_set_one(
     server: Server,
 ) -> None:
@@ -124,17 +151,19 @@ async def test_a_malformed_allowed_host_refuses_to_start_naming_it(server: Serve
     assert "SLACK_QUESTIONS_MCP_ALLOWED_HOSTS: 'http://bad/' is not HOST or HOST:PORT" in stderr
 
 
+@ON_THE_SHARED_LOOP
 async def test_without_a_token_a_request_is_refused_401_asking_for_a_bearer(
-    guarded: str, server: Server
+    refusing: Refusing,
 ) -> None:
-    status, headers, _ = await initialize(guarded)
+    status, headers, _ = await initialize(refusing.url)
     assert status == 401
     assert headers["WWW-Authenticate"].startswith("Bearer ")
-    assert await server.store.recent() == []
+    assert await refusing.server.store.recent() == []
 
 
-async def test_a_wrong_token_is_refused_401(guarded: str) -> None:
-    status, headers, _ = await initialize(guarded, Authorization=f"Bearer {TOKEN}x")
+@ON_THE_SHARED_LOOP
+async def test_a_wrong_token_is_refused_401(refusing: Refusing) -> None:
+    status, headers, _ = await initialize(refusing.url, Authorization=f"Bearer {TOKEN}x")
     assert status == 401
     assert headers["WWW-Authenticate"].startswith("Bearer ")
 
@@ -159,16 +188,18 @@ async def test_with_the_token_a_client_gets_the_answer(
     assert texts(result) == ['{"answers":[{"id":"db","selected":["SQLite"]}]}']
 
 
-async def test_with_the_token_a_foreign_origin_is_refused_403(guarded: str) -> None:
+@ON_THE_SHARED_LOOP
+async def test_with_the_token_a_foreign_origin_is_refused_403(refusing: Refusing) -> None:
     status, _, body = await initialize(
-        guarded, Authorization=f"Bearer {TOKEN}", Origin="http://evil.example"
+        refusing.url, Authorization=f"Bearer {TOKEN}", Origin="http://evil.example"
     )
     assert (status, body) == (403, "Invalid Origin header")
 
 
-async def test_with_the_token_a_foreign_host_is_refused_421(guarded: str) -> None:
+@ON_THE_SHARED_LOOP
+async def test_with_the_token_a_foreign_host_is_refused_421(refusing: Refusing) -> None:
     status, _, body = await initialize(
-        guarded, Authorization=f"Bearer {TOKEN}", Host="evil.example:80"
+        refusing.url, Authorization=f"Bearer {TOKEN}", Host="evil.example:80"
     )
     assert (status, body) == (421, "Invalid Host header")
 

@@ -1,4 +1,6 @@
-"""`python -m bot mcp` as a real process on stdio, a relay client of `python -m bot` on the emulator."""
+"""`python -m bot mcp` as a real process on stdio, a relay client of the service on the emulator:
+end to end, `python -m bot` as a process too; for what the MCP process itself does (its stdout,
+its SIGTERM), the service started in the test's process."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp_types import Implementation
 
+from bot.service.server import Server
 from provider.tool import NAME
 from slack_emulator import SlackEmulator
 
@@ -44,7 +47,7 @@ def mcp_env(**extra: str) -> dict[str, str]:
     return {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(ROOT), **extra}
 
 
-def relay_env(service: Process) -> dict[str, str]:
+def relay_env(service: Process | Server) -> dict[str, str]:
     return mcp_env(SLACK_QUESTIONS_RELAY_URL=service.url, SLACK_QUESTIONS_RELAY_TOKEN=RELAY_TOKEN)
 
 
@@ -117,8 +120,8 @@ async def initialize(proc: asyncio.subprocess.Process, raw: list[bytes]) -> None
     await send(proc, {"method": "notifications/initialized"})
 
 
-async def test_stdout_carries_nothing_but_json_rpc(service: Process, emu: SlackEmulator) -> None:
-    proc = await spawn_mcp(relay_env(service) | {"LOG_LEVEL": "DEBUG"})
+async def test_stdout_carries_nothing_but_json_rpc(server: Server, emu: SlackEmulator) -> None:
+    proc = await spawn_mcp(relay_env(server) | {"LOG_LEVEL": "DEBUG"})
     raw: list[bytes] = []
     await initialize(proc, raw)
     await send(
@@ -169,9 +172,9 @@ async def test_with_nowhere_to_ask_it_exits_2_listing_what_to_set_and_stdout_sta
 
 
 async def test_sigterm_withdraws_the_pending_ask_and_exits_0(
-    service: Process, emu: SlackEmulator
+    server: Server, emu: SlackEmulator
 ) -> None:
-    proc = await spawn_mcp(relay_env(service))
+    proc = await spawn_mcp(relay_env(server))
     await initialize(proc, [])
     call = {"name": NAME, "arguments": {"questions": [DB]}}
     await send(proc, {"id": 2, "method": "tools/call", "params": call})

@@ -23,6 +23,7 @@ from bot.slack.api import (
     SlackClient,
     client_session,
     method_of,
+    retry_handlers,
     web_client,
 )
 from slack_emulator import ApiError, RateLimited, ServerError, SlackEmulator
@@ -212,6 +213,19 @@ async def test_a_503_is_retried_with_a_log_line_per_retry_then_fails_with_its_st
         ("WARNING", "Slack API chat.update failed: HTTP 503"),
     ]
     assert error_count(metrics, "chat.update", "HTTP 503") == 1.0
+
+
+@pytest.mark.parametrize("backoff", [0.0, 0.25])
+def test_a_5xx_retry_waits_its_backoff_to_twice_it_with_no_fixed_jitter_on_top(
+    backoff: float,
+) -> None:
+    server_errors = retry_handlers(SlackCalls(), retries=2, backoff=backoff)[1]
+    for attempt in (0, 1):
+        backed_off = backoff * 2**attempt
+        waits = [
+            server_errors.interval_calculator.calculate_sleep_duration(attempt) for _ in range(200)
+        ]
+        assert all(backed_off <= wait <= 2 * backed_off for wait in waits), (attempt, max(waits))
 
 
 async def test_an_unreachable_api_is_reported_unreachable_not_as_a_rejected_token(

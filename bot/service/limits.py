@@ -55,6 +55,11 @@ class Limits:
     _waits: dict[str, int] = field(default_factory=dict)
     _held: int = 0
 
+    @property
+    def held(self) -> int:
+        """How many waits this relay holds now."""
+        return self._held
+
     async def check_pending(self, principal: Principal) -> None:
         """`RateLimited` if the caller's agents already have as many pending asks as its
         credential allows."""

@@ -126,6 +126,7 @@ class RelayServer:
         self._principals = principals
         self._routing = routing
         self._limits = limits
+        self.limits = limits  # read by tests and operators: the waits held now
         self._closing = False
         # The deadlines of the waits held open now: `close()` brings them forward.
         self._deadlines: set[asyncio.Timeout] = set()

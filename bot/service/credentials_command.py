@@ -103,7 +103,8 @@ def _credential_of(args: argparse.Namespace) -> tuple[str, Credential]:
     """The new credential `create` asks for, and its token; `CommandError` if malformed."""
     problems = [f"agent id {a!r} is malformed" for a in args.agent if not _AGENT.match(a)]
     problems += [
-        f"channel {c!r} must be a channel id like C0123456789" for c in args.channel
+        f"channel {c!r} must be a channel id like C0123456789"
+        for c in args.channel
         if not _CHANNEL.match(c)
     ]
     if not args.agent and not args.admin:
@@ -112,7 +113,9 @@ def _credential_of(args: argparse.Namespace) -> tuple[str, Credential]:
     for name in ("max_pending", "creates_per_minute", "max_waits"):
         value = getattr(args, name)
         if value is not None and not 1 <= value <= _LIMIT_MAX:
-            problems.append(f"--{name.replace('_', '-')} must be from 1 to {_LIMIT_MAX}, not {value}")
+            problems.append(
+                f"--{name.replace('_', '-')} must be from 1 to {_LIMIT_MAX}, not {value}"
+            )
         elif value is not None:
             limits[name] = value
     if len(args.label) > _LABEL_MAX:

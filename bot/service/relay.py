@@ -201,7 +201,9 @@ class RelayServer:
         except UserQuestionError as error:
             return problem(error.code, error.message, _fields_of(error, ask_request))
         except RouteRefused as error:
-            return problem(error.code, str(error), [FieldProblem(field="thread", message=str(error))])
+            return problem(
+                error.code, str(error), [FieldProblem(field="thread", message=str(error))]
+            )
         except RateLimited as error:
             return problem(error.code, error.message, retry_after=error.retry_after)
         if not created:
@@ -377,9 +379,7 @@ def _agent_refused(caller: Principal, body: CreateAsk) -> web.Response:
     if body.agent is None:
         message = f"{caller.name} acts for several agents: name one in agent.id ({allowed})"
     else:
-        message = (
-            f"{caller.name} may not ask as agent {body.agent.id!r}; it may ask as: {allowed}"
-        )
+        message = f"{caller.name} may not ask as agent {body.agent.id!r}; it may ask as: {allowed}"
     return problem(AGENT_NOT_ALLOWED, message, [FieldProblem(field="agent.id", message=message)])
 
 

@@ -20,9 +20,9 @@ from bot.config import Config, Mode
 from bot.metrics import Metrics
 from bot.parts import Parts, StartupError, build
 from bot.service.body_deadline import body_deadline
-from bot.service.readiness import CHECK_TIMEOUT_SECONDS, Check, Readiness
 from bot.service.limits import Limits
 from bot.service.principals import Principals
+from bot.service.readiness import CHECK_TIMEOUT_SECONDS, Check, Readiness
 from bot.service.relay import MAX_BODY_BYTES, RelayServer
 from bot.service.routing import Routing
 from bot.slack.api import SlackCallFailed, SlackClient

@@ -165,7 +165,5 @@ class MemoryStore:
         """See `AskStore.revoke_credential`."""
         stored = self._credentials.get(credential_id)
         if stored is not None and stored.revoked_at is None:
-            stored = self._credentials[credential_id] = stored.model_copy(
-                update={"revoked_at": at}
-            )
+            stored = self._credentials[credential_id] = stored.model_copy(update={"revoked_at": at})
         return stored

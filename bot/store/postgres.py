@@ -204,8 +204,7 @@ class PostgresStore(Connected[PostgresPool]):
         where, params = recent_filter(state, agents, "%s")
         async with self._db.connection() as conn:
             cursor = await conn.execute(
-                f"SELECT record::text FROM asks{where}"
-                " ORDER BY created_at DESC, seq DESC LIMIT %s",
+                f"SELECT record::text FROM asks{where} ORDER BY created_at DESC, seq DESC LIMIT %s",
                 (*params, limit),
             )
             return records_from(await cursor.fetchall())

@@ -63,6 +63,7 @@ def inbox_from(rows: Iterable[tuple[str, float, str, str]]) -> list[InboxItem]:
         for item_id, at, kind, body in rows
     ]
 
+
 def recent_filter(
     state: AskState | None, agents: Collection[str] | None, mark: str
 ) -> tuple[str, tuple[object, ...]]:

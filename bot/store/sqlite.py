@@ -36,9 +36,9 @@ from bot.store.connected import Connected
 from bot.store.rows import (
     ask_row,
     event_row,
-    recent_filter,
     events_from,
     inbox_from,
+    recent_filter,
     records_from,
     thread_from,
 )
@@ -172,9 +172,7 @@ class SqliteStore(Connected[SqliteFile]):
         """See `AskStore.recent`: newest first (by created_at, then latest added)."""
         where, params = recent_filter(state, agents, "?")
         query = f"SELECT record FROM asks{where} ORDER BY created_at DESC, rowid DESC LIMIT ?"
-        return await self._db.run(
-            lambda conn: records_from(conn.execute(query, (*params, limit)))
-        )
+        return await self._db.run(lambda conn: records_from(conn.execute(query, (*params, limit))))
 
     async def events(self, ask_id: str) -> list[AskEvent]:
         """See `AskStore.events`: in the order they were appended."""

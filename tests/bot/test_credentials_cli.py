@@ -25,7 +25,9 @@ def test_create_prints_the_token_alone_and_says_on_stderr_it_is_shown_once(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = tmp_path / "asks.db"
-    code = main(["credentials", "create", "--agent", "ci", "--channel", "C0DEPLOYS", "--db", str(db)])
+    code = main(
+        ["credentials", "create", "--agent", "ci", "--channel", "C0DEPLOYS", "--db", str(db)]
+    )
     out, err = capsys.readouterr()
     token = out.strip()
     assert (code, out) == (0, token + "\n")
@@ -58,9 +60,7 @@ def test_create_takes_its_limits_label_and_several_agents(
     assert token.split("_", 2)[2] not in listed
 
 
-def test_revoke_stops_the_token_working(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_revoke_stops_the_token_working(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = str(tmp_path / "asks.db")
     main(["credentials", "create", "--agent", "ci", "--db", db])
     main(["credentials", "create", "--agent", "other", "--db", db])

@@ -10,8 +10,8 @@ fresh interpreter, as Claude Code does.
 from __future__ import annotations
 
 import subprocess
-from pathlib import Path
 import sys
+from pathlib import Path
 
 from .service.harness import ROOT
 
@@ -91,4 +91,6 @@ def test_the_credentials_command_loads_no_slack_and_no_server(tmp_path: Path) ->
     assert "bot.service.credentials_command" in loaded  # the command did run
     slack_and_server = {"slack_bolt", "slack_sdk", "markdown_it", "prometheus_client", "mcp"}
     assert {name for name in loaded if name.split(".")[0] in slack_and_server} == set()
-    assert {name for name in loaded if name.startswith(("bot.service.server", "bot.parts"))} == set()
+    assert {
+        name for name in loaded if name.startswith(("bot.service.server", "bot.parts"))
+    } == set()

@@ -57,8 +57,9 @@ async def test_over_its_creates_a_minute_a_credential_gets_429_with_retry_after(
     status, body, retry_after = await call(http, "POST", url, token, json={"questions": [DB]})
     await server.provider.idle()
     assert (status, body["error"]["code"], retry_after) == (429, "RATE_LIMITED", "60")
-    assert "may create 1 asks a minute (creates_per_minute): retry in 60 s" in (
-        body["error"]["message"]
+    assert (
+        "may create 1 asks a minute (creates_per_minute): retry in 60 s"
+        in (body["error"]["message"])
     )
 
 
@@ -75,7 +76,9 @@ async def test_an_idempotent_retry_is_not_counted_as_a_create(
 
 async def an_ask(server: Server, http: aiohttp.ClientSession, token: str) -> str:
     """A new ask of `token`'s; its id."""
-    _, created, _ = await call(http, "POST", f"{server.url}/v1/asks", token, json={"questions": [DB]})
+    _, created, _ = await call(
+        http, "POST", f"{server.url}/v1/asks", token, json={"questions": [DB]}
+    )
     return str(created["id"])
 
 
@@ -146,8 +149,17 @@ async def test_relay_provider_re_polls_a_429_wait() -> None:
         if polls == 1:
             problem = {"error": {"name": "RelayError", "code": "RATE_LIMITED", "message": "x"}}
             return web.json_response(problem, status=429, headers={"Retry-After": "0"})
-        return web.json_response({"id": "a1", "state": "failed", "error": {
-            "name": "UserQuestionError", "code": "ASK_ABORTED", "message": "withdrawn"}})
+        return web.json_response(
+            {
+                "id": "a1",
+                "state": "failed",
+                "error": {
+                    "name": "UserQuestionError",
+                    "code": "ASK_ABORTED",
+                    "message": "withdrawn",
+                },
+            }
+        )
 
     app = web.Application()
     app.router.add_get("/v1/asks/{id}", get)

@@ -118,7 +118,9 @@ async def test_a_credential_with_one_agent_asks_as_it_when_none_is_named(
     server: Server, http: aiohttp.ClientSession, emu: SlackEmulator
 ) -> None:
     token = await credential(server, "ci")
-    status, _ = await relay(http, "POST", f"{server.url}/v1/asks", token=token, json={"questions": [DB]})
+    status, _ = await relay(
+        http, "POST", f"{server.url}/v1/asks", token=token, json={"questions": [DB]}
+    )
     [record] = await server.store.recent()
     assert (status, record.agent_id) == (201, "ci")
 
@@ -131,7 +133,9 @@ async def test_a_credential_with_several_agents_must_name_one(
         http, "POST", f"{server.url}/v1/asks", token=token, json={"questions": [DB]}
     )
     assert (status, refused["error"]["code"]) == (403, "AGENT_NOT_ALLOWED")
-    assert refused["error"]["message"].endswith("acts for several agents: name one in agent.id (cd, ci)")
+    assert refused["error"]["message"].endswith(
+        "acts for several agents: name one in agent.id (cd, ci)"
+    )
 
 
 async def test_agent_bs_reuse_of_agent_as_idempotency_key_neither_gets_nor_reveals_its_ask(

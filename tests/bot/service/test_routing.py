@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import aiohttp
 import pytest
@@ -30,7 +31,7 @@ async def routed(emu: SlackEmulator, tmp_path: Path) -> AsyncIterator[Server]:
 
 async def ask_in(
     server: Server, http: aiohttp.ClientSession, token: str, channel: str, ts: str | None = None
-) -> tuple[int, dict[str, object]]:
+) -> tuple[int, Any]:
     body = {"questions": [DB], "thread": {"channel": channel, "thread_ts": ts}}
     status, answer = await relay(http, "POST", f"{server.url}/v1/asks", token=token, json=body)
     await server.provider.idle()

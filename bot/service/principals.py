@@ -24,7 +24,7 @@ from typing import Final
 
 from pydantic import SecretStr
 
-from bot.store import AskRecord, AskStore, Credential, CredentialLimits
+from bot.store import AskRecord, AskStore, Credential, CredentialLimits, of_agents
 
 TOKEN_PREFIX: Final = "sqc"
 CACHE_SECONDS: Final = 2.0
@@ -49,8 +49,9 @@ class Principal:
         return f"credential {self.credential_id}"
 
     def may_act_as(self, agent_id: str | None) -> bool:
-        """Whether asks under `agent_id` are this caller's to create."""
-        return self.admin or (agent_id is not None and agent_id in self.agents)
+        """Whether asks under `agent_id` are this caller's to create: one of its agents, or
+        a session under one (`ci/<session>`)."""
+        return self.admin or of_agents(agent_id, self.agents)
 
     def owns(self, record: AskRecord) -> bool:
         """Whether this caller may read, wait on and withdraw `record`."""

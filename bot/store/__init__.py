@@ -31,6 +31,7 @@ from bot.store.vocabulary import (
     ThreadRef,
     Verdict,
     compact_questions,
+    of_agents,
 )
 
 __all__ = [
@@ -55,4 +56,5 @@ __all__ = [
     "check_settle",
     "compact_questions",
     "lease_for",
+    "of_agents",
 ]

@@ -6,7 +6,15 @@ from collections.abc import Collection
 
 from bot.outcomes import AskState, EventKind
 from bot.store.protocol import check_advance, check_settle, lease_for
-from bot.store.vocabulary import AskEvent, AskRecord, Credential, InboxItem, Lease, ThreadRef
+from bot.store.vocabulary import (
+    AskEvent,
+    AskRecord,
+    Credential,
+    InboxItem,
+    Lease,
+    ThreadRef,
+    of_agents,
+)
 
 
 class MemoryStore:
@@ -70,7 +78,7 @@ class MemoryStore:
             r
             for r in self._asks.values()
             if (state is None or r.state is state)
-            and (agents is None or (r.agent_id is not None and r.agent_id in agents))
+            and (agents is None or of_agents(r.agent_id, agents))
         ]
         # Newest first; among equal times, the one added last first (as SQLite orders them).
         newest = sorted(reversed(chosen), key=lambda r: r.created_at, reverse=True)

@@ -79,6 +79,11 @@ def recent_filter(
         if not chosen:
             clauses.append("false")
         else:
-            clauses.append(f"agent_id IN ({', '.join([mark] * len(chosen))})")
+            # One of them, or a session under one (`of_agents`): substr, not LIKE, which
+            # SQLite compares without case and which would read `_` and `%` as patterns.
+            under = " OR ".join([f"substr(agent_id, 1, {mark}) = {mark}"] * len(chosen))
+            clauses.append(f"(agent_id IN ({', '.join([mark] * len(chosen))}) OR {under})")
             params.extend(chosen)
+            for agent in chosen:
+                params.extend((len(agent) + 1, f"{agent}/"))
     return (f" WHERE {' AND '.join(clauses)}" if clauses else ""), tuple(params)

@@ -6,6 +6,7 @@ layer above it reads.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -37,6 +38,7 @@ __all__ = [
     "ThreadRef",
     "Verdict",
     "compact_questions",
+    "of_agents",
 ]
 
 ThreadKey = tuple[str, str]  # (channel, thread ts)
@@ -206,6 +208,14 @@ class Lease(Record):
     while held (it crashed, or was too slow), so its work may be half done."""
 
     lapsed: str | None = None
+
+
+def of_agents(agent_id: str | None, agents: Collection[str]) -> bool:
+    """Whether `agent_id` is one of `agents` or a session under one (`ci/<session>` is
+    under `ci`): a credential for `ci` covers every session a hook or MCP server names so."""
+    if agent_id is None:
+        return False
+    return agent_id in agents or any(agent_id.startswith(f"{agent}/") for agent in agents)
 
 
 class CredentialLimits(Record):

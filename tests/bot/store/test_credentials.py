@@ -87,3 +87,12 @@ async def test_recent_of_some_agents_in_one_state(store: AskStore) -> None:
     pending = await store.recent(state=AskState.PENDING, agents={"a"})
     assert [r.id for r in pending] == ["x1"]
     assert await store.recent(state=AskState.ANSWERED, agents={"a"}) == []
+
+
+async def test_recent_of_an_agent_includes_its_sessions_and_no_look_alikes(
+    store: AskStore,
+) -> None:
+    for n, agent in enumerate(("ci", "ci/s1", "ci-2", "CI/s2", "c_/x", "ci/s3"), start=1):
+        await store.add(ask(f"x{n}", agent, at=1000.0 + n))
+    assert [r.id for r in await store.recent(agents={"ci"})] == ["x6", "x2", "x1"]
+    assert [r.id for r in await store.recent(agents={"c_"})] == ["x5"]

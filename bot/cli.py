@@ -38,6 +38,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.mcp.main import main as mcp_main
 
         return mcp_main(argv[1:])
+    if argv[:1] == ["credentials"]:
+        from bot.service.credentials_command import main as credentials
+
+        return credentials(argv[1:])
     return _service(argv)
 
 

@@ -43,6 +43,8 @@ DEFAULT_DB: Final = Path("slack-questions.db")
 DEFAULT_HEADER_TIMEOUT_S: Final = 10.0
 DEFAULT_BODY_TIMEOUT_S: Final = 30.0
 _MAX_TIMEOUT_S: Final = 3600.0
+# Relay waits held open at once, for every caller together (SLACK_QUESTIONS_MAX_WAITS).
+DEFAULT_MAX_WAITS: Final = 1000
 
 
 class Config(BaseModel):
@@ -59,6 +61,9 @@ class Config(BaseModel):
     # This replica's name, the same across its restarts (default: host name and port).
     replica: str | None = None
     relay_token: SecretStr | None = None
+    # Further channels relay asks may be routed to, beside the questions channel.
+    channels: tuple[str, ...] = ()  # SLACK_QUESTIONS_CHANNELS
+    max_waits: int = DEFAULT_MAX_WAITS  # SLACK_QUESTIONS_MAX_WAITS
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     metrics: bool = False  # /metrics served (SLACK_QUESTIONS_METRICS=1)
@@ -120,6 +125,18 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
             "SLACK_QUESTIONS_CHANNEL is missing: the id of the channel questions are posted in"
         )
 
+    channels = tuple(c for c in re.split(r"[\s,]+", get("SLACK_QUESTIONS_CHANNELS") or "") if c)
+    bad_channels = [c for c in channels if not _CHANNEL.match(c)]
+    if bad_channels:
+        problems.append(
+            "SLACK_QUESTIONS_CHANNELS must list channel ids like C0123456789, not "
+            + ", ".join(repr(c) for c in bad_channels)
+        )
+    max_waits = parse_count(get("SLACK_QUESTIONS_MAX_WAITS"), DEFAULT_MAX_WAITS)
+    if max_waits is None:
+        problems.append("SLACK_QUESTIONS_MAX_WAITS must be a whole number from 1 to 1000000")
+        max_waits = DEFAULT_MAX_WAITS
+
     responders = _responders(get("SLACK_QUESTIONS_RESPONDERS"), mode, problems)
 
     relay_token = get("SLACK_QUESTIONS_RELAY_TOKEN")
@@ -174,12 +191,22 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
         postgres_url=postgres_url,
         replica=get("SLACK_QUESTIONS_REPLICA"),
         relay_token=SecretStr(relay_token) if relay_token else None,
+        channels=tuple(c for c in dict.fromkeys(channels) if c != channel),
+        max_waits=max_waits,
         host=args.host or get("HOST") or DEFAULT_HOST,
         port=port,
         metrics=metrics in ("1", "true"),
         header_timeout_s=header_timeout,
         body_timeout_s=body_timeout,
     )
+
+
+def parse_count(value: str | None, default: int, most: int = 1_000_000) -> int | None:
+    """A whole number from 1 to `most` (`default` if unset); None if it is not one."""
+    if value is None:
+        return default
+    number = int(value) if value.isdigit() else 0
+    return number if 1 <= number <= most else None
 
 
 def _seconds(

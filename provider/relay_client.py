@@ -28,11 +28,16 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RETRY_STATUSES = frozenset({502, 503, 504})
+RETRY_AFTER_MAX = 60.0  # a longer Retry-After is not waited out in one sleep
 SKIPPED_HEADERS = ("Accept", "Accept-Encoding")
 
 
 class _Retry(Exception):
-    """A transient failure: try again after a pause."""
+    """A transient failure: try again after a pause (`after`: the relay's Retry-After)."""
+
+    def __init__(self, why: str, after: float | None = None) -> None:
+        super().__init__(why)
+        self.after = after
 
 
 class RelayProvider:
@@ -180,8 +185,9 @@ class RelayProvider:
                         f"the relay at {self._base} was unreachable for {self._max_outage:g} s",
                         cause=why.__cause__,
                     ) from why
-                log.info("relay unavailable (%s); retrying in %.1f s", why, delay)
-                await asyncio.sleep(delay)
+                pause = delay if why.after is None else max(delay, why.after)
+                log.info("relay unavailable (%s); retrying in %.1f s", why, pause)
+                await asyncio.sleep(pause)
                 delay = min(delay * 2, self._longest_retry)
 
     async def _create(self, body: CreateAsk) -> AskView:
@@ -228,10 +234,16 @@ class RelayProvider:
             ) as response:
                 text = await response.text()
                 status = response.status
+                retry_after = response.headers.get("Retry-After", "")
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as error:
             raise _Retry(f"{type(error).__name__}: {error}") from error
         if status in RETRY_STATUSES:
             raise _Retry(f"HTTP {status}")
+        if status == 429:
+            # Over a limit of the credential (pending asks, creates a minute, held waits): a
+            # create is retried with its idempotency key, a wait re-polled, once it says.
+            after = float(retry_after) if retry_after.isdigit() else 1.0
+            raise _Retry(f"HTTP 429 {_message_of(text)}", after=min(after, RETRY_AFTER_MAX))
         if status >= 400:
             raise _failure(method, path, status, text)
         try:
@@ -249,6 +261,13 @@ def error_of(view: AskView) -> UserQuestionError:
         return UserQuestionError(ErrorCode.ASK_FAILED, f"relay ask {view.id} failed")
     code = ErrorCode(error.code) if error.code in ErrorCode.__members__ else ErrorCode.ASK_FAILED
     return UserQuestionError(code, error.message)
+
+
+def _message_of(text: str) -> str:
+    try:
+        return Problem.model_validate_json(text).error.message
+    except ValidationError:
+        return ""
 
 
 def _failure(method: str, path: str, status: int, text: str) -> UserQuestionError:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from bot.asks.live import LiveAsk, LiveAsks
 from bot.asks.observers import Observers
@@ -118,9 +118,15 @@ class Asks:
         """The ask as last saved (the store is the truth others read)."""
         return await self._store.get(ask_id)
 
-    async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
-        """Stored asks newest first, optionally only in one state."""
-        return await self._store.recent(state=state, limit=limit)
+    async def recent(
+        self,
+        *,
+        state: AskState | None = None,
+        limit: int = 50,
+        agents: Collection[str] | None = None,
+    ) -> list[AskRecord]:
+        """Stored asks newest first, optionally only in one state and of these agents."""
+        return await self._store.recent(state=state, limit=limit, agents=agents)
 
     # --- creating --------------------------------------------------------------------------
 

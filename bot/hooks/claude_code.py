@@ -72,15 +72,18 @@ class Relay(Protocol):
         ...
 
 
-def agent_of(event: HookEvent) -> Agent:
-    """The asking agent: one per Claude Code session, named after its project directory."""
+def agent_of(event: HookEvent, under: str | None = None) -> Agent:
+    """The asking agent: one per Claude Code session, named after its project directory;
+    `under` (SLACK_QUESTIONS_AGENT_ID): its id is `under/<session>`, a session of the agent
+    a relay credential names."""
     project = Path(event.cwd).name or event.cwd or "session"
-    return Agent(event.session_id, name=f"{AGENT_PREFIX} · {project}")
+    session = f"{under}/{event.session_id}" if under else event.session_id
+    return Agent(session, name=f"{AGENT_PREFIX} · {project}")
 
 
-async def answer(event: HookEvent, relay: Relay) -> HookOutput:
+async def answer(event: HookEvent, relay: Relay, *, under: str | None = None) -> HookOutput:
     """Ask people about `event` and return the hook's answer."""
-    agent = agent_of(event)
+    agent = agent_of(event, under)
     if isinstance(event, Elicitation):
         return await _elicitation(event, relay, agent)
     match event.tool_name:

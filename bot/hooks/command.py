@@ -33,6 +33,8 @@ from provider.types import field_errors
 NON_BLOCKING_ERROR: Final = 1
 URL_VARIABLE: Final = "SLACK_QUESTIONS_RELAY_URL"
 TOKEN_VARIABLE: Final = "SLACK_QUESTIONS_RELAY_TOKEN"
+# The agent a relay credential names: each Claude Code session asks as `<it>/<session id>`.
+AGENT_VARIABLE: Final = "SLACK_QUESTIONS_AGENT_ID"
 
 _EVENT: Final = TypeAdapter[HookEvent](HookEvent)
 
@@ -98,7 +100,7 @@ def main(
         stream=stderr,
     )
     try:
-        output = asyncio.run(_answer(event, url, token, args))
+        output = asyncio.run(_answer(event, url, token, args, env.get(AGENT_VARIABLE) or None))
     except HookError as error:
         return _fail(stderr, str(error))
     except UserQuestionError as error:
@@ -115,9 +117,11 @@ def _fail(stderr: TextIO, why: str) -> int:
     return NON_BLOCKING_ERROR
 
 
-async def _answer(event: HookEvent, url: str, token: str, args: argparse.Namespace) -> HookOutput:
+async def _answer(
+    event: HookEvent, url: str, token: str, args: argparse.Namespace, under: str | None
+) -> HookOutput:
     async with RelayProvider(url, token, max_outage=args.max_outage) as relay:
-        work = asyncio.ensure_future(answer(event, relay))
+        work = asyncio.ensure_future(answer(event, relay, under=under))
         loop = asyncio.get_running_loop()
         stopped = asyncio.Event()
 

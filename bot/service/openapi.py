@@ -72,10 +72,14 @@ def openapi_document() -> dict[str, Any]:
     _add_slack_limits(schemas["$defs"])
     problems = {
         "401": _problem(401, "Missing or wrong bearer token"),
-        "503": _problem(503, "The relay is disabled (no relay token is configured)"),
+        "503": _problem(
+            503, "The relay is disabled (no relay token and no agent credential is configured)"
+        ),
     }
+    # Over a limit of the credential or of the service; `Retry-After` says when to retry.
+    limited = _problem(429, "Over a limit; `Retry-After` gives the seconds to wait")
     bad_query = _problem(400, "Invalid query; `fields` names each problem", ("INVALID_BODY",))
-    not_found = _problem(404, "No such ask")
+    not_found = _problem(404, "No such ask (or not one of this credential's agents)")
     ask_id = {"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}
     return {
         "openapi": "3.1.0",
@@ -109,7 +113,17 @@ def openapi_document() -> dict[str, Any]:
                             "This idempotency key already made an ask with a different body",
                             (IDEMPOTENCY_CONFLICT,),
                         ),
+                        "403": _problem(
+                            403,
+                            "This credential may not ask as this agent, or not there "
+                            "(a DM, another channel, another session's thread)",
+                        ),
                         "413": _problem(413, "Body too large"),
+                        "429": _problem(
+                            429,
+                            "Too many pending asks or creates a minute for this credential; "
+                            "`Retry-After` gives the seconds to wait",
+                        ),
                         "422": _problem(
                             422,
                             f"Slack cannot show this request: a question id over {BLOCK_ID_MAX} "
@@ -155,6 +169,7 @@ def openapi_document() -> dict[str, Any]:
                         "400": bad_query,
                         **problems,
                         "404": not_found,
+                        "429": limited,
                     },
                 },
                 "delete": {

@@ -5,25 +5,33 @@ GET    /v1/asks/{id}?wait=S  state, answer or error; held open up to S <= 60 s w
 DELETE /v1/asks/{id}         withdraw -> ASK_ABORTED
 GET    /v1/asks?state=…      list, newest first
 GET    /v1/openapi.json      this API, described
+
+Every route but the document first turns the bearer token into a `Principal`
+(bot/service/principals.py): an agent credential reaches only its own agents' asks (another
+agent's is 404, as an unknown id, so ids are not confirmed), asks only under its agent ids
+(403 AGENT_NOT_ALLOWED), only where `Routing` lets it (403 ROUTE_NOT_ALLOWED), and within its
+`Limits` (429 RATE_LIMITED with Retry-After). Idempotency keys are scoped per agent.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hmac
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Final
 
 from aiohttp import web
-from pydantic import SecretStr, ValidationError
+from pydantic import ValidationError
 
 from bot.asks.lifecycle import Asks
 from bot.asks.posting import Posting
 from bot.block_ids import parse_number
 from bot.clock import Clock, SystemClock
 from bot.metrics import Metrics
+from bot.service.limits import Limits, RateLimited
 from bot.service.openapi import openapi_document
+from bot.service.principals import Principal, Principals, Refusal
+from bot.service.routing import RouteRefused, Routing
 from bot.store import AskRecord, ThreadRef, Verdict
 from bot.tasks import Tasks
 from provider import AskUserQuestionRequest, ErrorCode, UserQuestionError
@@ -54,17 +62,28 @@ Links = Callable[[list[AskRecord]], Awaitable[dict[str, str]]]
 """Ask id -> permalink of its first Slack message, for the asks given (those it can find)."""
 
 
-def problem(code: str, message: str, fields: list[FieldProblem] | None = None) -> web.Response:
+AGENT_NOT_ALLOWED: Final = "AGENT_NOT_ALLOWED"
+
+
+def problem(
+    code: str,
+    message: str,
+    fields: list[FieldProblem] | None = None,
+    *,
+    retry_after: int | None = None,
+) -> web.Response:
     """A 4xx/5xx response in the relay's error shape, its status from `STATUS_OF_CODE`."""
     name = "UserQuestionError" if code in ErrorCode.__members__ else "RelayError"
     body = Problem(error=ErrorBody(name=name, code=code, message=message), fields=fields or [])
     status = STATUS_OF_CODE.get(code, 400)
-    if status in (400, 401, 413):
+    if status in (400, 401, 403, 413):
         # A client's garbage: one line, no traceback (an unknown id, 404, is normal polling).
         log.warning("relay refused a request (%d %s): %s", status, code, message)
     response = web.json_response(body.to_wire(), status=status)
     if code == "UNAUTHORIZED":
         response.headers["WWW-Authenticate"] = 'Bearer realm="slack-questions"'
+    if retry_after is not None:
+        response.headers["Retry-After"] = str(retry_after)
     return response
 
 
@@ -93,7 +112,9 @@ class RelayServer:
         asks: Asks,
         posting: Posting,
         tasks: Tasks,
-        token: SecretStr | None,
+        principals: Principals,
+        routing: Routing,
+        limits: Limits,
         *,
         metrics: Metrics | None = None,
         links: Links | None = None,
@@ -102,7 +123,10 @@ class RelayServer:
         self._asks = asks
         self._posting = posting
         self._tasks = tasks
-        self._token = token.get_secret_value().encode() if token else None
+        self._principals = principals
+        self._routing = routing
+        self._limits = limits
+        self.limits = limits  # read by tests and operators: the waits held now
         self._closing = False
         # The deadlines of the waits held open now: `close()` brings them forward.
         self._deadlines: set[asyncio.Timeout] = set()
@@ -127,29 +151,24 @@ class RelayServer:
             if not deadline.expired():
                 deadline.reschedule(now)
 
-    def _refusal(self, request: web.Request) -> web.Response | None:
-        """The answer to a request the relay must not serve (it is disabled, or the bearer
-        token is missing or wrong); None to serve it.
+    async def _caller(self, request: web.Request) -> Principal | web.Response:
+        """Who is calling; or the answer to a request the relay must not serve (it is
+        disabled, or the bearer token is missing, wrong or revoked).
 
         Called first by each route, not wrapped around it: a wrapper's frame would stay
         alive for as long as a wait is held."""
-        if self._token is None:
-            return problem(
-                "RELAY_DISABLED",
-                "the relay is disabled: set SLACK_QUESTIONS_RELAY_TOKEN to enable it",
-            )
-        scheme, _, given = request.headers.get("Authorization", "").partition(" ")
-        # Constant time: a timing leak must not reveal the token byte by byte.
-        if scheme.lower() != "bearer" or not hmac.compare_digest(given.encode(), self._token):
-            return problem("UNAUTHORIZED", "missing or wrong bearer token")
-        return None
+        found = await self._principals.of(request.headers.get("Authorization", ""))
+        if isinstance(found, Refusal):
+            return problem(found.code, found.message)
+        return found
 
     async def _openapi(self, request: web.Request) -> web.Response:
         return web.json_response(openapi_document())
 
     async def _create(self, request: web.Request) -> web.Response:
-        if (refused := self._refusal(request)) is not None:
-            return refused
+        caller = await self._caller(request)
+        if isinstance(caller, web.Response):
+            return caller
         try:
             raw = await request.read()
         except web.HTTPRequestEntityTooLarge:
@@ -158,26 +177,43 @@ class RelayServer:
             body = CreateAsk.model_validate_json(raw)
         except ValidationError as error:
             return _invalid(error)
+        agent_id = _agent_of(caller, body)
+        if agent_id is None and not caller.admin:
+            return _agent_refused(caller, body)
         ask_request = body.request()
+        asked = (
+            ThreadRef(channel=body.thread.channel, thread_ts=body.thread.thread_ts)
+            if body.thread
+            else None
+        )
         try:
             check_request(ask_request)
+            route = await self._routing.route(caller, asked, agent_id)
+            await self._limits.check_pending(caller)
+            refund = self._limits.take_create(caller)
             record, created = await self._asks.create(
                 ask_request,
-                agent_id=body.agent.id if body.agent else None,
+                agent_id=agent_id,
                 agent_name=body.agent.name if body.agent else None,
-                idempotency_key=body.idempotency_key,
-                route=ThreadRef(channel=body.thread.channel, thread_ts=body.thread.thread_ts)
-                if body.thread
-                else None,
+                idempotency_key=_scoped(agent_id, body.idempotency_key),
+                route=route,
             )
         except UserQuestionError as error:
             return problem(error.code, error.message, _fields_of(error, ask_request))
-        if not created and not _same_ask(record, body):
+        except RouteRefused as error:
             return problem(
-                IDEMPOTENCY_CONFLICT,
-                f"idempotency_key {body.idempotency_key!r} already made ask {record.id} "
-                "with a different body; use a new key for a new ask",
+                error.code, str(error), [FieldProblem(field="thread", message=str(error))]
             )
+        except RateLimited as error:
+            return problem(error.code, error.message, retry_after=error.retry_after)
+        if not created:
+            refund()  # an idempotent retry made no new ask
+            if not _same_ask(record, body, agent_id, route):
+                return problem(
+                    IDEMPOTENCY_CONFLICT,
+                    f"idempotency_key {body.idempotency_key!r} already made ask {record.id} "
+                    "with a different body; use a new key for a new ask",
+                )
         if record.state is AskState.PENDING:
             # Answered 201 once stored; posting follows in its channel's queue (and is
             # retried on restart).
@@ -185,8 +221,9 @@ class RelayServer:
         return web.json_response(view_of(record).to_wire(), status=201 if created else 200)
 
     async def _get(self, request: web.Request) -> web.Response:
-        if (refused := self._refusal(request)) is not None:
-            return refused
+        caller = await self._caller(request)
+        if isinstance(caller, web.Response):
+            return caller
         ask_id = request.match_info["id"]
         wait = request.query.get("wait", "0")
         try:
@@ -200,10 +237,19 @@ class RelayServer:
                 [FieldProblem(field="wait", message=f"got {wait!r}")],
             )
         if seconds > 0 and not self._closing:
-            record = await self._held(ask_id, seconds)
+            if not caller.admin:
+                # Whose it is never changes: the live copy, if any, says so without a read.
+                mine = await self._asks.record(ask_id)
+                if mine is None or not caller.owns(mine):
+                    return problem("NOT_FOUND", f"no ask {ask_id}")
+            try:
+                with self._limits.wait_held(caller):
+                    record = await self._held(ask_id, seconds)
+            except RateLimited as error:
+                return problem(error.code, error.message, retry_after=error.retry_after)
         else:
             record = await self._asks.stored(ask_id)
-        if record is None:
+        if record is None or not caller.owns(record):
             return problem("NOT_FOUND", f"no ask {ask_id}")
         return web.json_response(view_of(record).to_wire())
 
@@ -237,10 +283,12 @@ class RelayServer:
         return await self._asks.record(ask_id)
 
     async def _delete(self, request: web.Request) -> web.Response:
-        if (refused := self._refusal(request)) is not None:
-            return refused
+        caller = await self._caller(request)
+        if isinstance(caller, web.Response):
+            return caller
         ask_id = request.match_info["id"]
-        if await self._asks.stored(ask_id) is None:
+        stored = await self._asks.stored(ask_id)
+        if stored is None or not caller.owns(stored):
             return problem("NOT_FOUND", f"no ask {ask_id}")
         await self._asks.held(ask_id)  # made or posted by another replica: take it in hand
         await self._asks.settle(
@@ -251,8 +299,9 @@ class RelayServer:
         return web.json_response(view_of(record).to_wire())
 
     async def _list(self, request: web.Request) -> web.Response:
-        if (refused := self._refusal(request)) is not None:
-            return refused
+        caller = await self._caller(request)
+        if isinstance(caller, web.Response):
+            return caller
         state = request.query.get("state")
         limit_text = request.query.get("limit", "100")
         problems = []
@@ -264,7 +313,11 @@ class RelayServer:
         if problems:
             return problem("INVALID_BODY", "invalid query", problems)
         assert limit is not None
-        records = await self._asks.recent(state=AskState(state) if state else None, limit=limit)
+        records = await self._asks.recent(
+            state=AskState(state) if state else None,
+            limit=limit,
+            agents=None if caller.admin else caller.agents,
+        )
         links = await self._links(records) if self._links is not None else {}
         now = self._clock.now()
         return web.json_response(
@@ -311,16 +364,45 @@ def _fields_of(error: UserQuestionError, request: AskUserQuestionRequest) -> lis
     return []
 
 
-def _same_ask(record: AskRecord, body: CreateAsk) -> bool:
+def _agent_of(caller: Principal, body: CreateAsk) -> str | None:
+    """The agent id the ask is made under: the one named, if the caller may act as it; a
+    credential's only agent when none is named; else None (the admin: no agent)."""
+    if body.agent is not None:
+        return body.agent.id if caller.may_act_as(body.agent.id) else None
+    if not caller.admin and len(caller.agents) == 1:
+        return next(iter(caller.agents))
+    return None
+
+
+def _agent_refused(caller: Principal, body: CreateAsk) -> web.Response:
+    allowed = ", ".join(sorted(caller.agents)) or "none"
+    if body.agent is None:
+        message = f"{caller.name} acts for several agents: name one in agent.id ({allowed})"
+    else:
+        message = f"{caller.name} may not ask as agent {body.agent.id!r}; it may ask as: {allowed}"
+    return problem(AGENT_NOT_ALLOWED, message, [FieldProblem(field="agent.id", message=message)])
+
+
+def _scoped(agent_id: str | None, key: str | None) -> str | None:
+    """The idempotency key as stored: per agent, so one agent's key never finds (nor
+    confirms) another agent's ask. The length prefix keeps `a`+`b:c` apart from `a:b`+`c`."""
+    if key is None:
+        return None
+    agent = agent_id or ""
+    return f"{len(agent)}:{agent}:{key}"
+
+
+def _same_ask(
+    record: AskRecord, body: CreateAsk, agent_id: str | None, route: ThreadRef | None
+) -> bool:
     """Whether a retried create asks what the stored ask asked: same questions, same agent,
     and the same route when it names one (an ask without one gets its channel later)."""
     agent = body.agent
     same = (
         record.questions == body.questions
-        and record.agent_id == (agent.id if agent else None)
+        and record.agent_id == agent_id
         and record.agent_name == (agent.name if agent else None)
     )
-    route = body.thread
     if route is not None:
         same = same and (record.channel, record.thread_ts) == (route.channel, route.thread_ts)
     return same

@@ -20,8 +20,11 @@ from bot.config import Config, Mode
 from bot.metrics import Metrics
 from bot.parts import Parts, StartupError, build
 from bot.service.body_deadline import body_deadline
+from bot.service.limits import Limits
+from bot.service.principals import Principals
 from bot.service.readiness import CHECK_TIMEOUT_SECONDS, Check, Readiness
 from bot.service.relay import MAX_BODY_BYTES, RelayServer
+from bot.service.routing import Routing
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.requests import (
     Refused,
@@ -116,14 +119,7 @@ class Server:
         try:
             if config.slack.channel is not None:
                 await check_membership(parts.client, provider.bot_user_id, config.slack.channel)
-            relay = RelayServer(
-                parts.asks,
-                parts.posting,
-                parts.tasks,
-                config.relay_token,
-                metrics=parts.metrics,
-                links=parts.team.links,
-            )
+            relay = relay_of(config, parts, store)
             readiness = Readiness(
                 {
                     "store": _store_check(store),
@@ -323,6 +319,28 @@ class WriteProbe(Protocol):
     async def check_writable(self) -> None:
         """Raise, saying why, unless a write would succeed now."""
         ...
+
+
+def relay_of(config: Config, parts: Parts, store: AskStore) -> RelayServer:
+    """The relay over `parts`, its callers looked up in `store`; one WARNING if the shared
+    admin token is configured."""
+    if config.relay_token is not None:
+        log.warning(
+            "SLACK_QUESTIONS_RELAY_TOKEN is set: every agent holding it can see, read and "
+            "withdraw every ask and ask as any agent; give each agent its own credential "
+            "(python -m bot credentials create --agent ID) and unset it"
+        )
+    channels = (config.slack.channel,) if config.slack.channel else ()
+    return RelayServer(
+        parts.asks,
+        parts.posting,
+        parts.tasks,
+        Principals(store, config.relay_token),
+        Routing(store, channels + config.channels),
+        Limits(store, config.max_waits),
+        metrics=parts.metrics,
+        links=parts.team.links,
+    )
 
 
 def _store_check(store: AskStore) -> Check:

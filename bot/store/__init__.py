@@ -20,6 +20,8 @@ from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
     AskState,
+    Credential,
+    CredentialLimits,
     EventKind,
     InboxItem,
     InboxKind,
@@ -29,6 +31,7 @@ from bot.store.vocabulary import (
     ThreadRef,
     Verdict,
     compact_questions,
+    of_agents,
 )
 
 __all__ = [
@@ -38,6 +41,8 @@ __all__ = [
     "AskRecord",
     "AskState",
     "AskStore",
+    "Credential",
+    "CredentialLimits",
     "EventKind",
     "InboxItem",
     "InboxKind",
@@ -51,4 +56,5 @@ __all__ = [
     "check_settle",
     "compact_questions",
     "lease_for",
+    "of_agents",
 ]

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from bot.outcomes import AskState, EventKind
 from bot.store.protocol import check_advance, check_settle, lease_for
-from bot.store.vocabulary import AskEvent, AskRecord, InboxItem, Lease, ThreadRef
+from bot.store.vocabulary import (
+    AskEvent,
+    AskRecord,
+    Credential,
+    InboxItem,
+    Lease,
+    ThreadRef,
+    of_agents,
+)
 
 
 class MemoryStore:
@@ -17,6 +27,7 @@ class MemoryStore:
         self._threads: dict[str, ThreadRef] = {}
         self._inbox: dict[str, InboxItem] = {}
         self._leases: dict[str, tuple[str, float]] = {}
+        self._credentials: dict[str, Credential] = {}
 
     async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
         """See `AskStore.add`."""
@@ -55,9 +66,20 @@ class MemoryStore:
         pending = [r for r in self._asks.values() if r.state is AskState.PENDING]
         return sorted(pending, key=lambda r: r.created_at)
 
-    async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
+    async def recent(
+        self,
+        *,
+        state: AskState | None = None,
+        limit: int = 50,
+        agents: Collection[str] | None = None,
+    ) -> list[AskRecord]:
         """See `AskStore.recent`."""
-        chosen = [r for r in self._asks.values() if state is None or r.state is state]
+        chosen = [
+            r
+            for r in self._asks.values()
+            if (state is None or r.state is state)
+            and (agents is None or of_agents(r.agent_id, agents))
+        ]
         # Newest first; among equal times, the one added last first (as SQLite orders them).
         newest = sorted(reversed(chosen), key=lambda r: r.created_at, reverse=True)
         return newest[:limit]
@@ -132,3 +154,24 @@ class MemoryStore:
         """See `AskStore.release`."""
         if self._leases.get(name, ("", 0.0))[0] == owner:
             del self._leases[name]
+
+    async def add_credential(self, credential: Credential) -> None:
+        """See `AskStore.add_credential`."""
+        if credential.id in self._credentials:
+            raise ValueError(f"credential {credential.id} is already stored")
+        self._credentials[credential.id] = credential
+
+    async def credential(self, credential_id: str) -> Credential | None:
+        """See `AskStore.credential`."""
+        return self._credentials.get(credential_id)
+
+    async def credentials(self) -> list[Credential]:
+        """See `AskStore.credentials`."""
+        return sorted(self._credentials.values(), key=lambda c: c.created_at)
+
+    async def revoke_credential(self, credential_id: str, at: float) -> Credential | None:
+        """See `AskStore.revoke_credential`."""
+        stored = self._credentials.get(credential_id)
+        if stored is not None and stored.revoked_at is None:
+            stored = self._credentials[credential_id] = stored.model_copy(update={"revoked_at": at})
+        return stored

@@ -21,7 +21,7 @@ a write that rolled back or touched no row (listeners: bot/store/postgres_notify
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Literal
 
 from psycopg import errors as pg_errors
@@ -30,6 +30,7 @@ from bot.store import (
     AskEvent,
     AskRecord,
     AskState,
+    Credential,
     EventKind,
     InboxItem,
     Lease,
@@ -49,7 +50,15 @@ from bot.store.postgres_pool import (
     PostgresPool,
     migrate,
 )
-from bot.store.rows import ask_row, event_row, events_from, inbox_from, records_from, thread_from
+from bot.store.rows import (
+    ask_row,
+    event_row,
+    events_from,
+    inbox_from,
+    recent_filter,
+    records_from,
+    thread_from,
+)
 
 __all__ = [
     "APPLICATION_NAME",
@@ -184,20 +193,20 @@ class PostgresStore(Connected[PostgresPool]):
             )
             return records_from(await cursor.fetchall())
 
-    async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
+    async def recent(
+        self,
+        *,
+        state: AskState | None = None,
+        limit: int = 50,
+        agents: Collection[str] | None = None,
+    ) -> list[AskRecord]:
         """See `AskStore.recent`: newest first (by created_at, then latest added)."""
+        where, params = recent_filter(state, agents, "%s")
         async with self._db.connection() as conn:
-            if state is None:
-                cursor = await conn.execute(
-                    "SELECT record::text FROM asks ORDER BY created_at DESC, seq DESC LIMIT %s",
-                    (limit,),
-                )
-            else:
-                cursor = await conn.execute(
-                    "SELECT record::text FROM asks WHERE state = %s"
-                    " ORDER BY created_at DESC, seq DESC LIMIT %s",
-                    (state.value, limit),
-                )
+            cursor = await conn.execute(
+                f"SELECT record::text FROM asks{where} ORDER BY created_at DESC, seq DESC LIMIT %s",
+                (*params, limit),
+            )
             return records_from(await cursor.fetchall())
 
     async def events(self, ask_id: str) -> list[AskEvent]:
@@ -329,6 +338,53 @@ class PostgresStore(Connected[PostgresPool]):
                 "UPDATE leases SET owner = '', until = 0 WHERE name = %s AND owner = %s",
                 (name, owner),
             )
+
+    # --- credentials -----------------------------------------------------------------------
+
+    async def add_credential(self, credential: Credential) -> None:
+        """See `AskStore.add_credential`."""
+        async with self._db.connection() as conn:
+            try:
+                await conn.execute(
+                    "INSERT INTO credentials (id, created_at, record) VALUES (%s, %s, %s::jsonb)",
+                    (credential.id, credential.created_at, credential.model_dump_json()),
+                )
+            except pg_errors.UniqueViolation as error:
+                raise ValueError(f"credential {credential.id} is already stored") from error
+
+    async def credential(self, credential_id: str) -> Credential | None:
+        """See `AskStore.credential`."""
+        async with self._db.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT record::text FROM credentials WHERE id = %s", (credential_id,)
+            )
+            row = await cursor.fetchone()
+        return None if row is None else Credential.model_validate_json(str(row[0]))
+
+    async def credentials(self) -> list[Credential]:
+        """See `AskStore.credentials`: oldest first."""
+        async with self._db.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT record::text FROM credentials ORDER BY created_at, id"
+            )
+            rows = await cursor.fetchall()
+        return [Credential.model_validate_json(str(row[0])) for row in rows]
+
+    async def revoke_credential(self, credential_id: str, at: float) -> Credential | None:
+        """See `AskStore.revoke_credential`: one conditional UPDATE, then a read."""
+        async with self._db.connection() as conn:
+            await conn.execute(
+                "UPDATE credentials"
+                " SET record = jsonb_set(record, '{revoked_at}', to_jsonb(%s::float8))"
+                " WHERE id = %s"
+                " AND coalesce(record->'revoked_at', 'null'::jsonb) = 'null'::jsonb",
+                (at, credential_id),
+            )
+            cursor = await conn.execute(
+                "SELECT record::text FROM credentials WHERE id = %s", (credential_id,)
+            )
+            row = await cursor.fetchone()
+        return None if row is None else Credential.model_validate_json(str(row[0]))
 
 
 async def _write_with_event(

@@ -77,6 +77,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             until DOUBLE PRECISION NOT NULL
         )""",
     ),
+    (
+        # Agent credentials of the relay (bot/service/principals.py): the record as JSON
+        # (the secret's sha256, never the secret). `asks.agent_id`, read from the record,
+        # lets an agent's list be filtered in the query, by index.
+        "ALTER TABLE asks ADD COLUMN agent_id TEXT GENERATED ALWAYS AS (record->>'agent_id') STORED",
+        "CREATE INDEX asks_by_agent ON asks (agent_id, created_at, seq)",
+        """CREATE TABLE credentials (
+            id TEXT PRIMARY KEY,
+            created_at DOUBLE PRECISION NOT NULL,
+            record JSONB NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

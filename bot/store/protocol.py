@@ -6,10 +6,11 @@ saved together with the event that explains it.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Protocol
 
 from bot.outcomes import AskState
-from bot.store.vocabulary import AskEvent, AskRecord, InboxItem, Lease, ThreadRef
+from bot.store.vocabulary import AskEvent, AskRecord, Credential, InboxItem, Lease, ThreadRef
 
 
 class AskStore(Protocol):
@@ -36,8 +37,15 @@ class AskStore(Protocol):
         """Every pending ask, oldest first."""
         ...
 
-    async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
-        """Asks newest first, optionally only in one state."""
+    async def recent(
+        self,
+        *,
+        state: AskState | None = None,
+        limit: int = 50,
+        agents: Collection[str] | None = None,
+    ) -> list[AskRecord]:
+        """Asks newest first, optionally only in one state, and only of these agent ids
+        (`agents`: an agent credential sees its own asks only; None: every ask)."""
         ...
 
     async def events(self, ask_id: str) -> list[AskEvent]:
@@ -98,6 +106,23 @@ class AskStore(Protocol):
 
     async def release(self, name: str, owner: str) -> None:
         """Give the lease `name` up, if `owner` holds it: the work is done."""
+        ...
+
+    async def add_credential(self, credential: Credential) -> None:
+        """Store a new relay credential; `ValueError` if its id is taken."""
+        ...
+
+    async def credential(self, credential_id: str) -> Credential | None:
+        """The credential with this id, revoked or not."""
+        ...
+
+    async def credentials(self) -> list[Credential]:
+        """Every credential, revoked ones too, oldest first."""
+        ...
+
+    async def revoke_credential(self, credential_id: str, at: float) -> Credential | None:
+        """Mark the credential revoked at `at` (a revoked one keeps its first time); the
+        credential as stored now, or None if there is no such id."""
         ...
 
 

@@ -6,11 +6,12 @@ The record's JSON is the truth; `ask_row` writes the columns we query by from it
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
+    AskState,
     EventKind,
     InboxItem,
     InboxKind,
@@ -61,3 +62,28 @@ def inbox_from(rows: Iterable[tuple[str, float, str, str]]) -> list[InboxItem]:
         InboxItem(id=item_id, received_at=at, kind=InboxKind(kind), body=body)
         for item_id, at, kind, body in rows
     ]
+
+
+def recent_filter(
+    state: AskState | None, agents: Collection[str] | None, mark: str
+) -> tuple[str, tuple[object, ...]]:
+    """The WHERE clause of `recent` (with `mark` as the parameter placeholder) and its
+    parameters: shared by SQLite and PostgreSQL."""
+    clauses: list[str] = []
+    params: list[object] = []
+    if state is not None:
+        clauses.append(f"state = {mark}")
+        params.append(state.value)
+    if agents is not None:
+        chosen = sorted(set(agents))
+        if not chosen:
+            clauses.append("false")
+        else:
+            # One of them, or a session under one (`of_agents`): substr, not LIKE, which
+            # SQLite compares without case and which would read `_` and `%` as patterns.
+            under = " OR ".join([f"substr(agent_id, 1, {mark}) = {mark}"] * len(chosen))
+            clauses.append(f"(agent_id IN ({', '.join([mark] * len(chosen))}) OR {under})")
+            params.extend(chosen)
+            for agent in chosen:
+                params.extend((len(agent) + 1, f"{agent}/"))
+    return (f" WHERE {' AND '.join(clauses)}" if clauses else ""), tuple(params)

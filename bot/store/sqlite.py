@@ -15,6 +15,7 @@ Layout (`MIGRATIONS` in sqlite_file.py):
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection
 from pathlib import Path
 from typing import Literal
 
@@ -22,6 +23,7 @@ from bot.store import (
     AskEvent,
     AskRecord,
     AskState,
+    Credential,
     EventKind,
     InboxItem,
     Lease,
@@ -36,6 +38,7 @@ from bot.store.rows import (
     event_row,
     events_from,
     inbox_from,
+    recent_filter,
     records_from,
     thread_from,
 )
@@ -159,18 +162,17 @@ class SqliteStore(Connected[SqliteFile]):
             )
         )
 
-    async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
+    async def recent(
+        self,
+        *,
+        state: AskState | None = None,
+        limit: int = 50,
+        agents: Collection[str] | None = None,
+    ) -> list[AskRecord]:
         """See `AskStore.recent`: newest first (by created_at, then latest added)."""
-        if state is None:
-            query = "SELECT record FROM asks ORDER BY created_at DESC, rowid DESC LIMIT ?"
-            params: tuple[object, ...] = (limit,)
-        else:
-            query = (
-                "SELECT record FROM asks WHERE state = ?"
-                " ORDER BY created_at DESC, rowid DESC LIMIT ?"
-            )
-            params = (state.value, limit)
-        return await self._db.run(lambda conn: records_from(conn.execute(query, params)))
+        where, params = recent_filter(state, agents, "?")
+        query = f"SELECT record FROM asks{where} ORDER BY created_at DESC, rowid DESC LIMIT ?"
+        return await self._db.run(lambda conn: records_from(conn.execute(query, (*params, limit))))
 
     async def events(self, ask_id: str) -> list[AskEvent]:
         """See `AskStore.events`: in the order they were appended."""
@@ -331,6 +333,63 @@ class SqliteStore(Connected[SqliteFile]):
                 "DELETE FROM leases WHERE name = ? AND owner = ?", (name, owner)
             )
         )
+
+    # --- credentials -----------------------------------------------------------------------
+
+    async def add_credential(self, credential: Credential) -> None:
+        """See `AskStore.add_credential`."""
+
+        def add(conn: sqlite3.Connection) -> None:
+            try:
+                conn.execute(
+                    "INSERT INTO credentials (id, created_at, record) VALUES (?, ?, ?)",
+                    (credential.id, credential.created_at, credential.model_dump_json()),
+                )
+            except sqlite3.IntegrityError as error:
+                raise ValueError(f"credential {credential.id} is already stored") from error
+
+        await self._db.run(add)
+
+    async def credential(self, credential_id: str) -> Credential | None:
+        """See `AskStore.credential`."""
+
+        def one(conn: sqlite3.Connection) -> Credential | None:
+            row = conn.execute(
+                "SELECT record FROM credentials WHERE id = ?", (credential_id,)
+            ).fetchone()
+            return None if row is None else Credential.model_validate_json(row[0])
+
+        return await self._db.run(one)
+
+    async def credentials(self) -> list[Credential]:
+        """See `AskStore.credentials`: oldest first."""
+
+        def every(conn: sqlite3.Connection) -> list[Credential]:
+            rows = conn.execute("SELECT record FROM credentials ORDER BY created_at, rowid")
+            return [Credential.model_validate_json(row[0]) for row in rows]
+
+        return await self._db.run(every)
+
+    async def revoke_credential(self, credential_id: str, at: float) -> Credential | None:
+        """See `AskStore.revoke_credential`: read and written under the write lock."""
+
+        def revoke(conn: sqlite3.Connection) -> Credential | None:
+            with transaction(conn):
+                row = conn.execute(
+                    "SELECT record FROM credentials WHERE id = ?", (credential_id,)
+                ).fetchone()
+                if row is None:
+                    return None
+                stored = Credential.model_validate_json(row[0])
+                if stored.revoked_at is None:
+                    stored = stored.model_copy(update={"revoked_at": at})
+                    conn.execute(
+                        "UPDATE credentials SET record = ? WHERE id = ?",
+                        (stored.model_dump_json(), credential_id),
+                    )
+            return stored
+
+        return await self._db.run(revoke)
 
 
 def _append(conn: sqlite3.Connection, event: AskEvent) -> None:

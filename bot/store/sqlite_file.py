@@ -105,6 +105,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             until REAL NOT NULL
         )""",
     ),
+    (
+        # Agent credentials of the relay (bot/service/principals.py): the record as JSON
+        # (the secret's sha256, never the secret). `asks.agent_id`, read from the record,
+        # lets an agent's list be filtered in the query, by index.
+        "ALTER TABLE asks ADD COLUMN agent_id TEXT"
+        " GENERATED ALWAYS AS (json_extract(record, '$.agent_id')) VIRTUAL",
+        "CREATE INDEX IF NOT EXISTS asks_by_agent ON asks (agent_id, created_at)",
+        """CREATE TABLE IF NOT EXISTS credentials (
+            id TEXT PRIMARY KEY,
+            created_at REAL NOT NULL,
+            record TEXT NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

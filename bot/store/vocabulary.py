@@ -6,6 +6,7 @@ layer above it reads.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -26,6 +27,8 @@ __all__ = [
     "AskEvent",
     "AskRecord",
     "AskState",
+    "Credential",
+    "CredentialLimits",
     "EventKind",
     "InboxItem",
     "InboxKind",
@@ -35,6 +38,7 @@ __all__ = [
     "ThreadRef",
     "Verdict",
     "compact_questions",
+    "of_agents",
 ]
 
 ThreadKey = tuple[str, str]  # (channel, thread ts)
@@ -204,3 +208,40 @@ class Lease(Record):
     while held (it crashed, or was too slow), so its work may be half done."""
 
     lapsed: str | None = None
+
+
+def of_agents(agent_id: str | None, agents: Collection[str]) -> bool:
+    """Whether `agent_id` is one of `agents` or a session under one (`ci/<session>` is
+    under `ci`): a credential for `ci` covers every session a hook or MCP server names so."""
+    if agent_id is None:
+        return False
+    return agent_id in agents or any(agent_id.startswith(f"{agent}/") for agent in agents)
+
+
+class CredentialLimits(Record):
+    """What one credential may hold at once and how fast it may ask (None: no cap).
+
+    The defaults are a credential's unless its creator chose others; the admin token has
+    none of these caps (only the service's own cap on held waits)."""
+
+    max_pending: int | None = Field(default=100, ge=1)  # pending asks of its agents
+    creates_per_minute: int | None = Field(default=60, ge=1)  # new asks, per replica
+    max_waits: int | None = Field(default=20, ge=1)  # held `?wait=` polls, per replica
+
+
+class Credential(Record):
+    """An agent credential of the relay: who may act as which agents, and where they may ask.
+
+    Only the sha256 of its secret is kept; the token (`sqc_<id>_<secret>`) is shown once,
+    when it is created. `channels` empty: the configured channels. `admin`: every ask,
+    every agent id, like `SLACK_QUESTIONS_RELAY_TOKEN`."""
+
+    id: str
+    secret_hash: str
+    agents: tuple[str, ...] = ()
+    channels: tuple[str, ...] = ()
+    limits: CredentialLimits = CredentialLimits()
+    label: str = ""
+    admin: bool = False
+    created_at: float
+    revoked_at: float | None = None

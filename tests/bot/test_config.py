@@ -260,3 +260,24 @@ def test_a_timeout_that_is_not_a_positive_number_of_seconds_is_refused(value: st
         "  - SLACK_QUESTIONS_BODY_TIMEOUT must be a number of seconds above 0 and at most "
         f"3600, not {value!r}"
     )
+
+
+def test_further_relay_channels_are_read_as_a_list_without_the_questions_channel() -> None:
+    env = {
+        **HTTP,
+        "SLACK_QUESTIONS_CHANNELS": f"C0DEPLOYS, C0OPS {HTTP['SLACK_QUESTIONS_CHANNEL']}",
+    }
+    assert load_config(env, parse_args([])).channels == ("C0DEPLOYS", "C0OPS")
+
+
+def test_a_further_relay_channel_that_is_not_a_channel_id_is_refused() -> None:
+    text = problems({**HTTP, "SLACK_QUESTIONS_CHANNELS": "C0DEPLOYS,U0ALICE"})
+    assert "SLACK_QUESTIONS_CHANNELS must list channel ids like C0123456789, not 'U0ALICE'" in text
+
+
+def test_the_services_cap_on_held_waits_defaults_to_1000_and_must_be_a_count() -> None:
+    assert load_config(HTTP, parse_args([])).max_waits == 1000
+    assert load_config({**HTTP, "SLACK_QUESTIONS_MAX_WAITS": "5"}, parse_args([])).max_waits == 5
+    assert "SLACK_QUESTIONS_MAX_WAITS must be a whole number" in problems(
+        {**HTTP, "SLACK_QUESTIONS_MAX_WAITS": "0"}
+    )

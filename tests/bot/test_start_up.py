@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from .service.harness import ROOT
 
@@ -82,3 +83,14 @@ def test_the_entry_point_loads_no_command_until_one_is_chosen() -> None:
     loaded = loaded_by("import bot.cli")
     assert {name for name in loaded if name.startswith("bot")} == ENTRY_MODULES
     assert heavy(loaded) == set()
+
+
+def test_the_credentials_command_loads_no_slack_and_no_server(tmp_path: Path) -> None:
+    db = tmp_path / "asks.db"
+    loaded = loaded_by(run_as_main("credentials", "list", "--db", str(db), code=0))
+    assert "bot.service.credentials_command" in loaded  # the command did run
+    slack_and_server = {"slack_bolt", "slack_sdk", "markdown_it", "prometheus_client", "mcp"}
+    assert {name for name in loaded if name.split(".")[0] in slack_and_server} == set()
+    assert {
+        name for name in loaded if name.startswith(("bot.service.server", "bot.parts"))
+    } == set()

@@ -30,13 +30,15 @@ class Hook:
         self.proc = proc
 
     @classmethod
-    async def start(cls, relay_url: str, event: dict[str, Any], *args: str) -> Hook:
-        """Start the hook with `event` on stdin (stdin is then closed, as Claude Code does)."""
+    async def start(cls, relay_url: str, event: dict[str, Any], *args: str, **extra: str) -> Hook:
+        """Start the hook with `event` on stdin (stdin is then closed, as Claude Code does);
+        `extra` environment variables override the default ones."""
         env = {
             "PATH": os.environ.get("PATH", ""),
             "PYTHONPATH": str(ROOT),
             "SLACK_QUESTIONS_RELAY_URL": relay_url,
             "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
+            **extra,
         }
         proc = await asyncio.create_subprocess_exec(
             sys.executable,

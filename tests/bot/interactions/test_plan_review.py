@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
 
 import pytest
 
@@ -299,9 +299,15 @@ class _CountingStore(MemoryStore):
         super().__init__()
         self.recent_reads = 0
 
-    async def recent(self, *, state: AskState | None = None, limit: int = 50) -> list[AskRecord]:
+    async def recent(
+        self,
+        *,
+        state: AskState | None = None,
+        limit: int = 50,
+        agents: Collection[str] | None = None,
+    ) -> list[AskRecord]:
         self.recent_reads += 1
-        return await super().recent(state=state, limit=limit)
+        return await super().recent(state=state, limit=limit, agents=agents)
 
 
 async def test_a_revision_finds_its_declined_plan_without_reading_the_recent_asks(

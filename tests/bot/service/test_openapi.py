@@ -69,7 +69,18 @@ def test_every_error_code_the_relay_answers_is_documented() -> None:
 
 def test_creating_an_ask_documents_every_status_it_answers() -> None:
     responses = dict(operations())["POST /v1/asks"]["responses"]
-    assert sorted(responses) == ["200", "201", "400", "401", "409", "413", "422", "503"]
+    assert sorted(responses) == [
+        "200",
+        "201",
+        "400",
+        "401",
+        "403",
+        "409",
+        "413",
+        "422",
+        "429",
+        "503",
+    ]
     assert responses["400"]["x-error-codes"] == [
         "EMPTY_QUESTIONS",
         "BAD_INTENT",

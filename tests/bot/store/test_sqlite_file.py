@@ -40,7 +40,7 @@ async def test_the_file_is_in_wal_mode(store: SqliteStore, db: Path) -> None:
 
 
 async def test_a_new_file_is_at_the_current_schema_version(store: SqliteStore, db: Path) -> None:
-    assert scalar(db, "PRAGMA user_version") == SCHEMA_VERSION == 3
+    assert scalar(db, "PRAGMA user_version") == SCHEMA_VERSION == 4
 
 
 async def test_a_later_migration_adds_a_column_and_keeps_the_asks(db: Path) -> None:
@@ -48,7 +48,7 @@ async def test_a_later_migration_adds_a_column_and_keeps_the_asks(db: Path) -> N
         await store.add(ask("a1"))
     with raw(db) as conn:
         migrate(conn, db, (*MIGRATIONS, ("ALTER TABLE asks ADD COLUMN note TEXT",)))
-        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1 == 4
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1 == 5
         assert conn.execute("SELECT id, note FROM asks").fetchall() == [("a1", None)]
 
 
@@ -62,7 +62,7 @@ async def test_a_version_1_file_gains_the_inbox_and_keeps_its_asks(db: Path) -> 
     async with SqliteStore(db) as store:
         assert await store.get("a1") == ask("a1")
         assert await store.inbox_pending() == []
-    assert scalar(db, "PRAGMA user_version") == 3
+    assert scalar(db, "PRAGMA user_version") == SCHEMA_VERSION
 
 
 async def test_events_cannot_be_updated_or_deleted(store: SqliteStore, db: Path) -> None:
@@ -219,11 +219,11 @@ async def test_a_newer_schema_version_gives_a_clear_error_and_leaves_the_file_al
     db: Path,
 ) -> None:
     with raw(db) as conn:
-        conn.execute("PRAGMA user_version = 4")
+        conn.execute("PRAGMA user_version = 5")
     with pytest.raises(StoreError) as raised:
         await SqliteStore.open(db)
     assert str(raised.value) == (
-        f"ask store {db}: its schema version 4 is newer than this code knows (3); "
+        f"ask store {db}: its schema version 5 is newer than this code knows (4); "
         "run a newer slack-questions"
     )
     assert scalar(db, "SELECT count(*) FROM sqlite_schema") == 0

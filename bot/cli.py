@@ -38,6 +38,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.mcp.main import main as mcp_main
 
         return mcp_main(argv[1:])
+    if argv[:1] == ["erase"]:
+        from bot.service.erase import main as erase
+
+        return erase(argv[1:])
     return _service(argv)
 
 

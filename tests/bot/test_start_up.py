@@ -82,3 +82,18 @@ def test_the_entry_point_loads_no_command_until_one_is_chosen() -> None:
     loaded = loaded_by("import bot.cli")
     assert {name for name in loaded if name.startswith("bot")} == ENTRY_MODULES
     assert heavy(loaded) == set()
+
+
+def test_the_erase_command_loads_the_store_but_nothing_of_slack() -> None:
+    # No store at that path: erase refuses (exit 2) once it has imported all it runs with.
+    loaded = loaded_by(run_as_main("erase", "a1", "--db", "/nonexistent/asks.db", code=2))
+    assert "bot.service.erase" in loaded
+    assert "bot.store.sqlite" in loaded
+    assert {name.split(".")[0] for name in heavy(loaded)} & {
+        "slack_bolt",
+        "slack_sdk",
+        "markdown_it",
+        "mcp",
+        "uvicorn",
+    } == set()
+    assert not any(name.startswith(("bot.parts", "bot.slack.", "bot.config")) for name in loaded)

@@ -88,7 +88,7 @@ async def _open(where: str) -> AskStore:
     from bot.store.sqlite import SqliteStore, StoreError
 
     path = Path(where.removeprefix("sqlite:").removeprefix("//"))
-    if not path.is_file():
+    if not await asyncio.to_thread(path.is_file):
         # Opening would create an empty store: say there is none instead.
         raise EraseError(f"there is no store at {path}: name it with --db or SLACK_QUESTIONS_DB", 2)
     try:

@@ -91,4 +91,6 @@ class Leases:
         if not self._shared and not kind.outlives_the_process:
             return _GRANTED
         now = self._clock.now()
-        return await self._store.lease(lease_name(kind, key), self.owner, now=now, until=now + seconds)
+        return await self._store.lease(
+            lease_name(kind, key), self.owner, now=now, until=now + seconds
+        )

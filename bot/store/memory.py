@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from bot.outcomes import AskState, EventKind
-from bot.store.protocol import check_advance, check_settle, lease_for, named_leases, settled_at, thread_lease
+from bot.store.protocol import (
+    check_advance,
+    check_settle,
+    lease_for,
+    named_leases,
+    settled_at,
+    thread_lease,
+)
 from bot.store.vocabulary import AskEvent, AskRecord, InboxItem, Lease, ThreadRef
 
 

@@ -40,7 +40,6 @@ from bot.store import (
     lease_for,
 )
 from bot.store.connected import Connected
-from bot.store.protocol import named_leases, thread_lease
 from bot.store.postgres_connect import CONNECT_TIMEOUT_S, PostgresStoreError
 from bot.store.postgres_pool import (
     APPLICATION_NAME,
@@ -51,6 +50,7 @@ from bot.store.postgres_pool import (
     PostgresPool,
     migrate,
 )
+from bot.store.protocol import named_leases, thread_lease
 from bot.store.rows import ask_row, event_row, events_from, inbox_from, records_from, thread_from
 
 __all__ = [

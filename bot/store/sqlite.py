@@ -32,8 +32,8 @@ from bot.store import (
     check_settle,
     lease_for,
 )
-from bot.store.protocol import named_leases, thread_lease
 from bot.store.connected import Connected
+from bot.store.protocol import named_leases, thread_lease
 from bot.store.rows import (
     ask_row,
     event_row,

@@ -23,9 +23,9 @@ from bot.store import (
 )
 from bot.store.leases import LeaseKind, lease_name
 from bot.store.postgres import PostgresStore
+from bot.store.postgres_connect import Target
 from bot.store.postgres_pool import MIGRATIONS as PG_MIGRATIONS
 from bot.store.postgres_pool import migrate as pg_migrate
-from bot.store.postgres_connect import Target
 from bot.store.protocol import named_leases, thread_lease
 from bot.store.sqlite import SqliteStore
 from bot.store.sqlite_file import MIGRATIONS, migrate
@@ -40,17 +40,26 @@ NOW = 1000 * DAY
 CUTOFF = NOW - 90 * DAY
 
 
-def settled(ask_id: str, *, created: float, decided: float | None, **fields: object) -> AskRecord:
-    return ask(ask_id, at=created, **fields).evolve(
+def settled(
+    ask_id: str, *, created: float, decided: float | None, agent_id: str | None = None
+) -> AskRecord:
+    return ask(ask_id, at=created, agent_id=agent_id).evolve(
         state=AskState.ANSWERED, verdict=Verdict.ANSWERED, decided_by="U1", decided_at=decided
     )
 
 
 async def add_settled(
-    store: AskStore, ask_id: str, *, created: float, decided: float | None, **fields: object
+    store: AskStore,
+    ask_id: str,
+    *,
+    created: float,
+    decided: float | None,
+    agent_id: str | None = None,
+    key: str | None = None,
 ) -> None:
-    await store.add(ask(ask_id, at=created, **fields))
-    record = settled(ask_id, created=created, decided=decided, **fields)
+    await store.add(ask(ask_id, at=created, key=key, agent_id=agent_id))
+    record = settled(ask_id, created=created, decided=decided, agent_id=agent_id)
+    record = record.evolve(idempotency_key=key)
     await store.settle(record, AskEvent(ask_id=ask_id, at=created, kind=EventKind.ANSWERED))
 
 

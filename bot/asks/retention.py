@@ -13,6 +13,7 @@ lapse). Asks this process still holds in memory are left for a later run.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Collection
 
@@ -29,8 +30,8 @@ _LEASE_KEY = "retention"
 
 
 class Retention:
-    """The purge timer of one process: `start()` spawns it in `tasks`; the drain of
-    `tasks` at shutdown stops it (between runs at once, a run in progress finishes)."""
+    """The purge timer of one process: `start()`, then `close()` at shutdown (the drain
+    of `tasks` also stops it: between runs at once, a run in progress finishes)."""
 
     def __init__(
         self,
@@ -59,10 +60,21 @@ class Retention:
         self._first_after = first_after
         self.runs = 0  # timer runs done (purged, or left to the replica holding the lease)
         self._ran = asyncio.Condition()
+        self._timer_task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
-        """Run the timer in a tracked task until shutdown."""
-        self._tasks.spawn(self._timer(), name="retention")
+        """Start the timer. Each purge runs as a task tracked in `tasks` (the shutdown drain
+        waits for one in progress, and `Tasks.idle` for one in flight); the timer between
+        them is not one, so waiting for idle work never waits for the next hour."""
+        self._timer_task = asyncio.get_running_loop().create_task(self._timer(), name="retention")
+
+    async def close(self) -> None:
+        """Stop the timer (a purge in progress is left to the drain of `tasks`)."""
+        task, self._timer_task = self._timer_task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
     async def purge_once(self) -> int | None:
         """Purge what has outlived the retention now, if this replica holds the period's
@@ -87,15 +99,22 @@ class Retention:
     async def _timer(self) -> None:
         moment = self._clock.now() + self._first_after
         while await self._tasks.wait_until(self._clock, moment):
-            try:
-                await self.purge_once()
-            except Exception:
-                # The next period tries again; the log has what to fix.
-                log.exception("retention: the purge failed; trying again in %s", self._every)
-            async with self._ran:
-                self.runs += 1
-                self._ran.notify_all()
+            run = self._tasks.spawn(self._run(), name="retention purge")
+            if run is None:
+                return  # shutdown began
+            # Cancelling the timer here leaves the run to finish (drained as tracked work).
+            await asyncio.wait({run})
             moment += self._every
+
+    async def _run(self) -> None:
+        try:
+            await self.purge_once()
+        except Exception:
+            # The next period tries again; the log has what to fix.
+            log.exception("retention: the purge failed; trying again in %s", self._every)
+        async with self._ran:
+            self.runs += 1
+            self._ran.notify_all()
 
 
 def _duration(seconds: float) -> str:

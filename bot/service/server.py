@@ -158,6 +158,8 @@ class Server:
 
     async def close(self) -> None:
         """Graceful: stop taking work, let acks in flight finish, keep every pending ask."""
+        if self.retention is not None:
+            await self.retention.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -179,8 +181,8 @@ class Server:
 
 
 def _retention(config: Config, parts: Parts, timings: Timings) -> Retention | None:
-    """The purge timer, started in the parts' tasks (their drain stops it), unless asks
-    are kept forever."""
+    """The purge timer, started (each purge a task of the parts', drained on shutdown),
+    unless asks are kept forever."""
     if config.retention_s is None:
         return None
     held = parts.asks.held_asks

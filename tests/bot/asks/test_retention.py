@@ -3,7 +3,9 @@ never the asks held in memory; stopped by the shutdown drain."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Collection
 
 import pytest
 
@@ -65,17 +67,50 @@ async def test_the_timer_purges_soon_after_start_then_every_hour(
         "retention: purged 1 settled ask(s) older than 90d",
         "retention: purged 1 settled ask(s) older than 90d",
     ]
+    await timer.close()
     await tasks.drain()
 
 
-async def test_the_drain_stops_the_timer_between_runs() -> None:
+async def test_the_timer_between_runs_is_no_tracked_work_and_the_drain_stops_it() -> None:
     clock, tasks = ManualClock(), Tasks()
-    retention(MemoryStore(), clock, tasks).start()
+    timer = retention(MemoryStore(), clock, tasks)
+    timer.start()
     await clock.sleeping()
-    assert len(tasks) == 1
+    await tasks.idle()  # returns: waiting for idle work never waits for the next purge
     await tasks.drain(grace=5.0)
-    assert len(tasks) == 0
+    await timer.close()
     assert clock.sleepers == 0
+    assert timer.runs == 0
+
+
+async def test_a_purge_in_progress_at_shutdown_finishes_in_the_drain() -> None:
+    clock, tasks = ManualClock(), Tasks()
+    store = SlowPurge()
+    await add_settled(store, "old", clock.now() - 91 * DAY)
+    timer = retention(store, clock, tasks)
+    timer.start()
+    await clock.sleeping()
+    clock.advance(60)
+    await store.purging.wait()
+    await timer.close()
+    draining = asyncio.create_task(tasks.drain(grace=5.0))
+    store.release.set()
+    await draining
+    assert timer.runs == 1
+    assert await store.get("old") is None
+
+
+class SlowPurge(MemoryStore):
+    """A store whose purge waits for the test's word."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.purging, self.release = asyncio.Event(), asyncio.Event()
+
+    async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:
+        self.purging.set()
+        await self.release.wait()
+        return await super().purge(before, keep=keep)
 
 
 async def test_an_ask_held_in_memory_is_left_for_a_later_run() -> None:

@@ -94,7 +94,7 @@ async def test_a_purge_in_progress_at_shutdown_finishes_in_the_drain() -> None:
     await store.purging.wait()
     await timer.close()
     draining = asyncio.create_task(tasks.drain(grace=5.0))
-    store.release.set()
+    store.go.set()
     await draining
     assert timer.runs == 1
     assert await store.get("old") is None
@@ -105,11 +105,11 @@ class SlowPurge(MemoryStore):
 
     def __init__(self) -> None:
         super().__init__()
-        self.purging, self.release = asyncio.Event(), asyncio.Event()
+        self.purging, self.go = asyncio.Event(), asyncio.Event()
 
     async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:
         self.purging.set()
-        await self.release.wait()
+        await self.go.wait()
         return await super().purge(before, keep=keep)
 
 

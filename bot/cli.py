@@ -42,6 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.service.credentials_command import main as credentials
 
         return credentials(argv[1:])
+    if argv[:1] == ["erase"]:
+        from bot.service.erase import main as erase
+
+        return erase(argv[1:])
     return _service(argv)
 
 

@@ -45,6 +45,10 @@ DEFAULT_BODY_TIMEOUT_S: Final = 30.0
 _MAX_TIMEOUT_S: Final = 3600.0
 # Relay waits held open at once, for every caller together (SLACK_QUESTIONS_MAX_WAITS).
 DEFAULT_MAX_WAITS: Final = 1000
+# Settled asks are purged this long after they were settled (SLACK_QUESTIONS_RETENTION).
+DEFAULT_RETENTION_S: Final = 90 * 86400.0
+_RETENTION = re.compile(r"^(\d+(?:\.\d+)?)([mhd])$")
+_RETENTION_UNITS: Final = {"m": 60, "h": 3600, "d": 86400}
 
 
 class Config(BaseModel):
@@ -69,6 +73,8 @@ class Config(BaseModel):
     metrics: bool = False  # /metrics served (SLACK_QUESTIONS_METRICS=1)
     header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S  # SLACK_QUESTIONS_HEADER_TIMEOUT
     body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S  # SLACK_QUESTIONS_BODY_TIMEOUT
+    # Seconds a settled ask is kept; None: forever (SLACK_QUESTIONS_RETENTION=forever).
+    retention_s: float | None = DEFAULT_RETENTION_S
 
 
 _TOKEN_PREFIXES = {"SLACK_BOT_TOKEN": "xoxb-", "SLACK_APP_TOKEN": "xapp-"}
@@ -180,6 +186,7 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
         "SLACK_QUESTIONS_HEADER_TIMEOUT", get, DEFAULT_HEADER_TIMEOUT_S, problems
     )
     body_timeout = _seconds("SLACK_QUESTIONS_BODY_TIMEOUT", get, DEFAULT_BODY_TIMEOUT_S, problems)
+    retention = _retention(get("SLACK_QUESTIONS_RETENTION"), problems)
 
     if problems:
         raise ConfigError("cannot start:\n" + "\n".join(f"  - {p}" for p in problems))
@@ -198,6 +205,7 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
         metrics=metrics in ("1", "true"),
         header_timeout_s=header_timeout,
         body_timeout_s=body_timeout,
+        retention_s=retention,
     )
 
 
@@ -260,6 +268,23 @@ def _responders(
             "organisations' people); without it every member could approve what an agent does"
         )
     return ids
+def _retention(value: str | None, problems: list[str]) -> float | None:
+    """SLACK_QUESTIONS_RETENTION: a duration with its unit (90d, 12h, 30m), or `forever`
+    to keep every ask. 0 is refused rather than read as either: it would purge every
+    settled ask within the hour, or mean forever, depending on whom you ask."""
+    if value is None:
+        return DEFAULT_RETENTION_S
+    if value.lower() == "forever":
+        return None
+    match = _RETENTION.match(value.lower())
+    seconds = float(match.group(1)) * _RETENTION_UNITS[match.group(2)] if match else 0.0
+    if seconds <= 0:
+        problems.append(
+            "SLACK_QUESTIONS_RETENTION must be how long settled asks are kept, with its unit "
+            f"(90d, 12h, 30m), or forever to never purge them, not {value!r}"
+        )
+        return DEFAULT_RETENTION_S
+    return seconds
 
 
 def _port(value: str | None, problems: list[str]) -> int:

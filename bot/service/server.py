@@ -16,6 +16,7 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.signature import SignatureVerifier
 
+from bot.asks.retention import FIRST_PURGE_AFTER_S, PURGE_EVERY_S, Retention
 from bot.config import Config, Mode
 from bot.metrics import Metrics
 from bot.parts import Parts, StartupError, build
@@ -58,6 +59,10 @@ class Timings:
     """Socket Mode's ping interval: also how soon a dropped socket is reopened."""
     readiness_timeout: float = CHECK_TIMEOUT_SECONDS
     """A readiness check that takes longer fails (e.g. a store locked by another process)."""
+    purge_every: float = PURGE_EVERY_S
+    """How often settled asks past SLACK_QUESTIONS_RETENTION are purged."""
+    purge_first_after: float = FIRST_PURGE_AFTER_S
+    """How soon after start the first purge runs."""
 
 
 PRODUCT_TIMINGS = Timings()
@@ -75,8 +80,10 @@ class Server:
         runner: web.AppRunner,
         socket: SocketModeRunner | None,
         notifier: AskNotifier | None = None,
+        retention: Retention | None = None,
     ) -> None:
         self.config = config
+        self.retention = retention  # None: SLACK_QUESTIONS_RETENTION=forever
         self.store = store
         self.provider = provider
         self.parts = provider.parts
@@ -142,10 +149,13 @@ class Server:
             await provider.close()
             await _close_store(store, notifier)
             raise
-        return cls(config, store, provider, relay, runner, socket, notifier)
+        retention = _retention(config, parts, timings)
+        return cls(config, store, provider, relay, runner, socket, notifier, retention)
 
     async def close(self) -> None:
         """Graceful: stop taking work, let acks in flight finish, keep every pending ask."""
+        if self.retention is not None:
+            await self.retention.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -164,6 +174,26 @@ class Server:
                 await self.parts.posting.sweep()
             except Exception:
                 log.exception("sweeping the shared store failed; trying again")
+
+
+def _retention(config: Config, parts: Parts, timings: Timings) -> Retention | None:
+    """The purge timer, started (each purge a task of the parts', drained on shutdown),
+    unless asks are kept forever."""
+    if config.retention_s is None:
+        return None
+    held = parts.asks.held_asks
+    retention = Retention(
+        parts.store,
+        parts.leases,
+        parts.clock,
+        parts.tasks,
+        keep_for=config.retention_s,
+        held=lambda: [live.record.id for live in held.all()],
+        every=timings.purge_every,
+        first_after=timings.purge_first_after,
+    )
+    retention.start()
+    return retention
 
 
 def replica_of(config: Config) -> str | None:

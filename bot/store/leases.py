@@ -33,6 +33,7 @@ class LeaseKind(StrEnum):
     POST = "post"  # key: the ask id
     THREAD = "thread"  # key: the agent session
     REMIND = "remind"  # key: the ask id (a plan review)
+    PURGE = "purge"  # key: "retention"; kept for a whole period, so replicas purge once in it
 
     @property
     def outlives_the_process(self) -> bool:
@@ -82,3 +83,14 @@ class Leases:
             yield lease
         finally:
             await self._store.release(name, self.owner)
+
+    async def take(self, kind: LeaseKind, key: str, seconds: float) -> Lease | None:
+        """The lease on `kind` `key` for `seconds`, kept until it lapses (never released):
+        work done once per period across replicas. None while another owner holds it;
+        granted at once when no replica shares the store."""
+        if not self._shared and not kind.outlives_the_process:
+            return _GRANTED
+        now = self._clock.now()
+        return await self._store.lease(
+            lease_name(kind, key), self.owner, now=now, until=now + seconds
+        )

@@ -5,7 +5,14 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from bot.outcomes import AskState, EventKind
-from bot.store.protocol import check_advance, check_settle, lease_for
+from bot.store.protocol import (
+    check_advance,
+    check_settle,
+    lease_for,
+    named_leases,
+    settled_at,
+    thread_lease,
+)
 from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
@@ -175,3 +182,41 @@ class MemoryStore:
         if stored is not None and stored.revoked_at is None:
             stored = self._credentials[credential_id] = stored.model_copy(update={"revoked_at": at})
         return stored
+
+    async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:
+        """See `AskStore.purge`."""
+        expired = [
+            record
+            for record in self._asks.values()
+            if record.settled and settled_at(record) < before and record.id not in keep
+        ]
+        for record in expired:
+            self._forget(record)
+        left = {record.agent_id for record in self._asks.values()}
+        for session in {record.agent_id for record in expired} - left:
+            if session is not None:
+                self._threads.pop(session, None)
+                self._leases.pop(thread_lease(session), None)
+        for item in [item for item in self._inbox.values() if item.received_at < before]:
+            del self._inbox[item.id]
+        return len(expired)
+
+    async def erase(self, ask_id: str) -> bool:
+        """See `AskStore.erase`."""
+        record = self._asks.get(ask_id)
+        if record is None:
+            raise KeyError(ask_id)
+        if not record.settled:
+            return False
+        self._forget(record)
+        for item in [item for item in self._inbox.values() if ask_id in item.body]:
+            del self._inbox[item.id]
+        return True
+
+    def _forget(self, record: AskRecord) -> None:
+        del self._asks[record.id]
+        del self._events[record.id]
+        if record.idempotency_key is not None:
+            self._keys.pop(record.idempotency_key, None)
+        for name in named_leases(record.id):
+            self._leases.pop(name, None)

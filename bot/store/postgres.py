@@ -4,7 +4,8 @@ Same layout and rules as `SqliteStore` (bot/store/sqlite.py), so either can hold
 asks; what differs is that other processes write the same rows at the same time:
 - `asks`: the record as JSON (the truth), beside the columns we query by. `seq` keeps the
   order asks were added in, for asks created at the same instant.
-- `events`: append-only (a trigger refuses UPDATE, DELETE and TRUNCATE), ordered by `seq`.
+- `events`: append-only (a trigger refuses UPDATE and TRUNCATE, and DELETE but of an ask's
+  events after the ask itself: retention), ordered by `seq`.
 - `threads`: the thread each agent session posts in.
 - `inbox`: Slack interactions stored before their ack, deleted once handled.
 
@@ -50,6 +51,7 @@ from bot.store.postgres_pool import (
     PostgresPool,
     migrate,
 )
+from bot.store.protocol import named_leases, thread_lease
 from bot.store.rows import (
     ask_row,
     event_row,
@@ -385,6 +387,58 @@ class PostgresStore(Connected[PostgresPool]):
             )
             row = await cursor.fetchone()
         return None if row is None else Credential.model_validate_json(str(row[0]))
+
+    # --- retention -------------------------------------------------------------------------
+
+    async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:
+        """See `AskStore.purge`: one transaction."""
+        async with self._db.transaction() as conn:
+            cursor = await conn.execute(
+                "SELECT id, record->>'agent_id' FROM asks WHERE state <> 'pending'"
+                " AND coalesce((record->>'decided_at')::float8, created_at) < %s"
+                " FOR UPDATE",
+                (before,),
+            )
+            rows = await cursor.fetchall()
+            expired = [(str(ask_id), session) for ask_id, session in rows if ask_id not in keep]
+            await _delete_asks(conn, [ask_id for ask_id, _ in expired])
+            sessions = sorted({str(session) for _, session in expired if session is not None})
+            cursor = await conn.execute(
+                "DELETE FROM threads WHERE session = ANY(%s) AND NOT EXISTS (SELECT 1 FROM asks"
+                " WHERE record->>'agent_id' = threads.session) RETURNING session",
+                (sessions,),
+            )
+            unused = [thread_lease(str(row[0])) for row in await cursor.fetchall()]
+            await conn.execute("DELETE FROM leases WHERE name = ANY(%s)", (unused,))
+            await conn.execute("DELETE FROM inbox WHERE received_at < %s", (before,))
+        return len(expired)
+
+    async def erase(self, ask_id: str) -> bool:
+        """See `AskStore.erase`: one transaction."""
+        async with self._db.transaction() as conn:
+            cursor = await conn.execute(
+                "SELECT state FROM asks WHERE id = %s FOR UPDATE", (ask_id,)
+            )
+            row = await cursor.fetchone()
+            if row is None:
+                raise KeyError(ask_id)
+            if row[0] == AskState.PENDING.value:
+                return False
+            await _delete_asks(conn, [ask_id])
+            # Interaction bodies carry the ask id in their button values and metadata.
+            await conn.execute("DELETE FROM inbox WHERE strpos(body, %s) > 0", (ask_id,))
+        return True
+
+
+async def _delete_asks(conn: Connection, ask_ids: list[str]) -> None:
+    """Delete asks, then their events (the trigger lets an event go once its ask has), then
+    the leases named for them, inside the caller's transaction; the foreign key from events
+    to asks is deferred to the commit, by when both are gone."""
+    await conn.execute("SET CONSTRAINTS events_ask_id_fkey DEFERRED")
+    await conn.execute("DELETE FROM asks WHERE id = ANY(%s)", (ask_ids,))
+    await conn.execute("DELETE FROM events WHERE ask_id = ANY(%s)", (ask_ids,))
+    names = [name for ask_id in ask_ids for name in named_leases(ask_id)]
+    await conn.execute("DELETE FROM leases WHERE name = ANY(%s)", (names,))
 
 
 async def _write_with_event(

@@ -89,6 +89,23 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             record JSONB NOT NULL
         )""",
     ),
+    (
+        # Retention (SLACK_QUESTIONS_RETENTION, `python -m bot erase`): an event may go, but
+        # only with its ask, deleted first in the same transaction (the foreign key is
+        # checked at its commit, so it may be deferred); alone, an event is still never
+        # deleted, updated or truncated.
+        """CREATE FUNCTION events_go_only_with_their_ask() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NOT EXISTS (SELECT 1 FROM asks WHERE id = OLD.ask_id) THEN RETURN OLD; END IF;
+            RAISE EXCEPTION 'events are append-only: they are deleted only with their ask';
+        END $$""",
+        "DROP TRIGGER events_are_never_changed ON events",
+        """CREATE TRIGGER events_are_never_updated BEFORE UPDATE ON events
+        FOR EACH ROW EXECUTE FUNCTION events_are_append_only()""",
+        """CREATE TRIGGER events_go_only_with_their_ask BEFORE DELETE ON events
+        FOR EACH ROW EXECUTE FUNCTION events_go_only_with_their_ask()""",
+        "ALTER TABLE events ALTER CONSTRAINT events_ask_id_fkey DEFERRABLE INITIALLY IMMEDIATE",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -126,6 +126,36 @@ class AskStore(Protocol):
         ...
 
 
+    async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:
+        """Delete every settled ask settled before `before` (by `decided_at`, or
+        `created_at` if it has none) but those in `keep`, with its events, the leases named
+        for it and the threads of sessions left with no ask; and inbox rows received before
+        `before`. One transaction; how many asks went. Pending asks are never purged."""
+        ...
+
+    async def erase(self, ask_id: str) -> bool:
+        """Delete one settled ask now: its row, its events, the inbox rows naming it and the
+        leases named for it, in one transaction. True if erased; False if it is still
+        pending (nothing deleted: withdraw it first). `KeyError` for an unknown ask."""
+        ...
+
+
+def settled_at(record: AskRecord) -> float:
+    """When an ask ended, as retention counts it: its decision, or its creation if the
+    record has no decision time (settled before they were kept)."""
+    return record.decided_at if record.decided_at is not None else record.created_at
+
+
+def named_leases(ask_id: str) -> tuple[str, ...]:
+    """The lease names work on one ask is done under (`bot.store.leases.lease_name`)."""
+    return (f"post:{ask_id}", f"remind:{ask_id}")
+
+
+def thread_lease(session: str) -> str:
+    """The lease name a session's thread is opened under."""
+    return f"thread:{session}"
+
+
 def check_settle(record: AskRecord, event: AskEvent) -> None:
     """`settle`'s guards, shared by every store."""
     if event.ask_id != record.id:

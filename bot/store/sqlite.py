@@ -7,7 +7,8 @@ migrations are `SqliteFile`'s (bot/store/sqlite_file.py).
 Layout (`MIGRATIONS` in sqlite_file.py):
 - `asks`: the record as JSON, beside the columns we query by (id, idempotency key, state,
   created_at). The JSON is the truth; the columns are written from it in the same statement.
-- `events`: append-only (triggers refuse UPDATE and DELETE), ordered by `seq`.
+- `events`: append-only (triggers refuse UPDATE, and DELETE but of an ask's events after the
+  ask itself: retention), ordered by `seq`.
 - `threads`: the thread each agent session posts in.
 - `inbox`: Slack interactions stored before their ack, deleted once handled.
 """
@@ -33,6 +34,7 @@ from bot.store import (
     lease_for,
 )
 from bot.store.connected import Connected
+from bot.store.protocol import named_leases, thread_lease
 from bot.store.rows import (
     ask_row,
     event_row,
@@ -390,6 +392,64 @@ class SqliteStore(Connected[SqliteFile]):
             return stored
 
         return await self._db.run(revoke)
+
+    # --- retention -------------------------------------------------------------------------
+
+    async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:
+        """See `AskStore.purge`: one transaction on the worker."""
+
+        def purge(conn: sqlite3.Connection) -> int:
+            with transaction(conn):
+                rows = conn.execute(
+                    "SELECT id, json_extract(record, '$.agent_id') FROM asks WHERE state != ?"
+                    " AND coalesce(json_extract(record, '$.decided_at'), created_at) < ?",
+                    (AskState.PENDING.value, before),
+                ).fetchall()
+                expired = [(ask_id, session) for ask_id, session in rows if ask_id not in keep]
+                _delete_asks(conn, [ask_id for ask_id, _ in expired])
+                sessions = {session for _, session in expired if session is not None}
+                for session in sessions:
+                    unused = conn.execute(
+                        "DELETE FROM threads WHERE session = ? AND NOT EXISTS (SELECT 1 FROM"
+                        " asks WHERE json_extract(record, '$.agent_id') = ?)",
+                        (session, session),
+                    ).rowcount
+                    if unused:
+                        conn.execute("DELETE FROM leases WHERE name = ?", (thread_lease(session),))
+                conn.execute("DELETE FROM inbox WHERE received_at < ?", (before,))
+            return len(expired)
+
+        return await self._db.run(purge)
+
+    async def erase(self, ask_id: str) -> bool:
+        """See `AskStore.erase`: one transaction on the worker."""
+
+        def erase(conn: sqlite3.Connection) -> bool:
+            with transaction(conn):
+                row = conn.execute("SELECT state FROM asks WHERE id = ?", (ask_id,)).fetchone()
+                if row is None:
+                    raise KeyError(ask_id)
+                if row[0] == AskState.PENDING.value:
+                    return False
+                _delete_asks(conn, [ask_id])
+                # Interaction bodies carry the ask id in their button values and metadata.
+                conn.execute("DELETE FROM inbox WHERE instr(body, ?) > 0", (ask_id,))
+            return True
+
+        return await self._db.run(erase)
+
+
+def _delete_asks(conn: sqlite3.Connection, ask_ids: list[str]) -> None:
+    """Delete asks, then their events (the trigger lets an event go once its ask has), then
+    the leases named for them, inside the caller's transaction. The foreign key from events
+    to asks is checked at the commit, by when both are gone."""
+    conn.execute("PRAGMA defer_foreign_keys = ON")
+    conn.executemany("DELETE FROM asks WHERE id = ?", [(ask_id,) for ask_id in ask_ids])
+    conn.executemany("DELETE FROM events WHERE ask_id = ?", [(ask_id,) for ask_id in ask_ids])
+    conn.executemany(
+        "DELETE FROM leases WHERE name = ?",
+        [(name,) for ask_id in ask_ids for name in named_leases(ask_id)],
+    )
 
 
 def _append(conn: sqlite3.Connection, event: AskEvent) -> None:

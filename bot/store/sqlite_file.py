@@ -118,6 +118,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             record TEXT NOT NULL
         )""",
     ),
+    (
+        # Retention (SLACK_QUESTIONS_RETENTION, `python -m bot erase`): an event may go, but
+        # only with its ask, which is deleted first in the same transaction; alone, an event
+        # is still never deleted (nor ever updated).
+        "DROP TRIGGER IF EXISTS events_are_never_deleted",
+        """CREATE TRIGGER IF NOT EXISTS events_go_only_with_their_ask BEFORE DELETE ON events
+        WHEN EXISTS (SELECT 1 FROM asks WHERE id = OLD.ask_id)
+        BEGIN SELECT RAISE(ABORT, 'events are append-only: they are deleted only with their ask');
+        END""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

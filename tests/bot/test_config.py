@@ -281,3 +281,30 @@ def test_the_services_cap_on_held_waits_defaults_to_1000_and_must_be_a_count() -
     assert "SLACK_QUESTIONS_MAX_WAITS must be a whole number" in problems(
         {**HTTP, "SLACK_QUESTIONS_MAX_WAITS": "0"}
     )
+
+
+def test_settled_asks_are_kept_90_days_by_default() -> None:
+    assert load_config(HTTP, parse_args([])).retention_s == 90 * 86400
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [("90d", 90 * 86400), ("12h", 12 * 3600), ("30m", 1800), ("1.5D", 1.5 * 86400)],
+)
+def test_the_retention_takes_a_duration_with_its_unit(value: str, seconds: float) -> None:
+    env = {**HTTP, "SLACK_QUESTIONS_RETENTION": value}
+    assert load_config(env, parse_args([])).retention_s == seconds
+
+
+def test_a_retention_of_forever_never_purges() -> None:
+    env = {**HTTP, "SLACK_QUESTIONS_RETENTION": "Forever"}
+    assert load_config(env, parse_args([])).retention_s is None
+
+
+@pytest.mark.parametrize("value", ["0", "0d", "90", "-1d", "ten days", "90w"])
+def test_a_retention_that_is_not_a_positive_duration_is_refused(value: str) -> None:
+    assert problems({**HTTP, "SLACK_QUESTIONS_RETENTION": value}) == (
+        "cannot start:\n"
+        "  - SLACK_QUESTIONS_RETENTION must be how long settled asks are kept, with its unit "
+        f"(90d, 12h, 30m), or forever to never purge them, not {value!r}"
+    )

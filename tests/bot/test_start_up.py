@@ -94,3 +94,18 @@ def test_the_credentials_command_loads_no_slack_and_no_server(tmp_path: Path) ->
     assert {
         name for name in loaded if name.startswith(("bot.service.server", "bot.parts"))
     } == set()
+
+
+def test_the_erase_command_loads_the_store_but_nothing_of_slack() -> None:
+    # No store at that path: erase refuses (exit 2) once it has imported all it runs with.
+    loaded = loaded_by(run_as_main("erase", "a1", "--db", "/nonexistent/asks.db", code=2))
+    assert "bot.service.erase" in loaded
+    assert "bot.store.sqlite" in loaded
+    assert {name.split(".")[0] for name in heavy(loaded)} & {
+        "slack_bolt",
+        "slack_sdk",
+        "markdown_it",
+        "mcp",
+        "uvicorn",
+    } == set()
+    assert not any(name.startswith(("bot.parts", "bot.slack.", "bot.config")) for name in loaded)

@@ -268,6 +268,8 @@ def _responders(
             "organisations' people); without it every member could approve what an agent does"
         )
     return ids
+
+
 def _retention(value: str | None, problems: list[str]) -> float | None:
     """SLACK_QUESTIONS_RETENTION: a duration with its unit (90d, 12h, 30m), or `forever`
     to keep every ask. 0 is refused rather than read as either: it would purge every

@@ -125,7 +125,6 @@ class AskStore(Protocol):
         credential as stored now, or None if there is no such id."""
         ...
 
-
     async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:
         """Delete every settled ask settled before `before` (by `decided_at`, or
         `created_at` if it has none) but those in `keep`, with its events, the leases named

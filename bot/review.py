@@ -44,16 +44,16 @@ from __future__ import annotations
 
 import re
 import tomllib
+from functools import cached_property
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal, get_args
+from typing import Annotated, Final, Literal, get_args
 
 from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
-    PrivateAttr,
     ValidationError,
     field_validator,
     model_validator,
@@ -173,7 +173,6 @@ class ReviewPolicies(BaseModel):
     kinds: dict[str, ReviewPolicy] = Field(default_factory=dict)
     agents: dict[str, AgentPolicy] = Field(default_factory=dict)
     channels: dict[str, ReviewPolicy] = Field(default_factory=dict)
-    _named: dict[str, ReviewPolicy] = PrivateAttr(default_factory=dict)
 
     @field_validator("kinds")
     @classmethod
@@ -181,8 +180,9 @@ class ReviewPolicies(BaseModel):
         _check_kinds(kinds)
         return kinds
 
-    def model_post_init(self, context: Any, /) -> None:
-        """Name every policy once, so a stored name is looked up, not parsed."""
+    @cached_property
+    def _named(self) -> dict[str, ReviewPolicy]:
+        """Every policy by its name, built once, so a stored name is looked up, not parsed."""
         named = {DEFAULT: self.default}
         named.update({f"kinds.{kind}": policy for kind, policy in self.kinds.items()})
         named.update({f"channels.{_key(c)}": policy for c, policy in self.channels.items()})
@@ -192,7 +192,15 @@ class ReviewPolicies(BaseModel):
                 named[f"agents.{_key(agent)}"] = own
             for kind, policy in table.kinds.items():
                 named[f"agents.{_key(agent)}.kinds.{kind}"] = policy
-        self._named.update(named)
+        return named
+
+    def model_copy(
+        self, *, update: Mapping[str, object] | None = None, deep: bool = False
+    ) -> ReviewPolicies:
+        """A copy, its names built again (a cached `_named` would name the old policies)."""
+        copy = super().model_copy(update=update, deep=deep)
+        copy.__dict__.pop("_named", None)
+        return copy
 
     def select(self, kind: AskKind, agent_id: str | None, channel: str | None) -> str:
         """The name of the policy for an ask of `kind` by `agent_id` in `channel`: agent and

@@ -185,3 +185,10 @@ def test_a_file_naming_what_does_not_exist_is_refused(
     with pytest.raises(PolicyError) as refused:
         load(tmp_path, text)
     assert str(refused.value) == f"review policy {tmp_path / 'review.toml'}: {problem}"
+
+
+def test_a_copy_with_another_default_names_the_new_one(policies: ReviewPolicies) -> None:
+    record = AskRecord(id="a", questions=[DB], created_at=0, policy="default")
+    assert policies.of(record) == ReviewPolicy(reviewers=(CAROL,))
+    copy = policies.model_copy(update={"default": ReviewPolicy(approvals=3)})
+    assert copy.of(record) == ReviewPolicy(approvals=3)

@@ -44,8 +44,8 @@ from __future__ import annotations
 
 import re
 import tomllib
-from functools import cached_property
 from collections.abc import Mapping, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Final, Literal, get_args
 

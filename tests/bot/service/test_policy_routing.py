@@ -247,3 +247,31 @@ async def test_a_plan_in_a_batch_its_policys_approvals_cannot_be_counted_in_is_r
         "single-select plan-review question can collect",
     )
     assert emu.calls_to("chat.postMessage") == []
+
+
+async def test_an_ask_whose_policy_left_the_file_gets_the_default_after_a_restart(
+    emu: SlackEmulator, http: aiohttp.ClientSession, tmp_path: Path
+) -> None:
+    policy, db = tmp_path / "review.toml", tmp_path / "asks.db"
+    policy.write_text(POLICY)
+    env = {"SLACK_QUESTIONS_REVIEW_POLICY": str(policy), "SLACK_QUESTIONS_RESPONDERS": CAROL}
+    async with in_process(emu, db, **env) as first:
+        ask_id = await create(http, first, questions=[PLAN])
+        message = await ask_message(emu, CHANNEL)
+        await first.provider.idle()
+    policy.write_text(f'[default]\nreviewers = ["{BOB}"]\n')
+    async with in_process(emu, db, **env) as second:
+        await emu.person(ALICE).click(emu.message(CHANNEL, message.ts), text="Approve")
+        await second.provider.idle()
+        assert [e.text for e in emu.ephemerals(ALICE)] == [
+            f"Only <@{BOB}> may answer this question, so nothing changed."
+        ]
+        await emu.person(BOB).click(emu.message(CHANNEL, message.ts), text="Approve")
+        # Bob alone approves (the default needs one); the relay names what the ask chose.
+        assert await view_of(http, second, ask_id) == {
+            "id": ask_id,
+            "state": "answered",
+            "answer": {"answers": [{"id": "plan", "selected": ["Approve"]}]},
+            "decided_by": BOB,
+            "policy": "kinds.plan-review",
+        }

@@ -10,7 +10,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.service.server import Server
+from bot.service.server import PRODUCT_TIMINGS, Server
 from slack_emulator import Message, SlackEmulator
 
 from ..harness import ALICE, BOB, CAROL, CHANNEL
@@ -255,12 +255,12 @@ async def test_an_ask_whose_policy_left_the_file_gets_the_default_after_a_restar
     policy, db = tmp_path / "review.toml", tmp_path / "asks.db"
     policy.write_text(POLICY)
     env = {"SLACK_QUESTIONS_REVIEW_POLICY": str(policy), "SLACK_QUESTIONS_RESPONDERS": CAROL}
-    async with in_process(emu, db, **env) as first:
+    async with in_process(emu, db, timings=PRODUCT_TIMINGS, **env) as first:
         ask_id = await create(http, first, questions=[PLAN])
         message = await ask_message(emu, CHANNEL)
         await first.provider.idle()
     policy.write_text(f'[default]\nreviewers = ["{BOB}"]\n')
-    async with in_process(emu, db, **env) as second:
+    async with in_process(emu, db, timings=PRODUCT_TIMINGS, **env) as second:
         await emu.person(ALICE).click(emu.message(CHANNEL, message.ts), text="Approve")
         await second.provider.idle()
         assert [e.text for e in emu.ephemerals(ALICE)] == [

@@ -153,6 +153,8 @@ def build(
         clock=clock,
         tasks=tasks,
         shared=shared,
+        policies=settings.review,
+        channel=settings.channel,
     )
     posting = Posting(
         asks,

@@ -23,6 +23,7 @@ from .types import (
     AskUserQuestionOption,
     AskUserQuestionRequest,
     PlanReviewIntent,
+    ToolApprovalIntent,
 )
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ __all__ = [
     "HarnessError",
     "PlanReviewIntent",
     "RelayProvider",
+    "ToolApprovalIntent",
     "ToolError",
     "ToolResult",
     "UserQuestionError",

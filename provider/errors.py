@@ -67,12 +67,15 @@ def aborted(cause: BaseException | None = None) -> UserQuestionError:
     return UserQuestionError(ErrorCode.ASK_ABORTED, ABORTED_MESSAGE, cause=cause)
 
 
-def bad_intent_label(question_id: str, kind: str, approve: str) -> UserQuestionError:
-    """`BAD_INTENT` for an approve label that names none of the question's options."""
+def bad_intent_label(
+    question_id: str, kind: str, label: str, field: str = "approve"
+) -> UserQuestionError:
+    """`BAD_INTENT` for an intent's yes label (`field`: `approve`, `allow`) that names none
+    of the question's options."""
     return UserQuestionError(
         ErrorCode.BAD_INTENT,
-        f"question {question_id} declares intent {kind} whose approve label "
-        f"{json.dumps(approve, ensure_ascii=False)} names none of its options",
+        f"question {question_id} declares intent {kind} whose {field} label "
+        f"{json.dumps(label, ensure_ascii=False)} names none of its options",
     )
 
 

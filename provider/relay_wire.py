@@ -136,6 +136,7 @@ class AskView(ResponseModel):
     error: ErrorBody | None = None
     decided_by: str | None = None  # who answered, approved, declined or moved it to discussion
     detail: AskDetail | None = None  # pending only: "queued" until its message is in Slack
+    policy: str | None = None  # the review policy that applied, e.g. "kinds.plan-review"
 
 
 class AskSummary(AskView):

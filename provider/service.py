@@ -19,7 +19,7 @@ from .errors import (
     bad_intent_detail,
     bad_intent_label,
 )
-from .types import AskUserQuestionAnswer, AskUserQuestionRequest
+from .types import AskUserQuestionAnswer, AskUserQuestionRequest, PlanReviewIntent
 
 
 class UserQuestionProvider(Protocol):
@@ -53,13 +53,14 @@ def check_request(request: AskUserQuestionRequest, agents: AgentRegistry | None 
         if agents.owner_of(request.agent) is not None:
             raise UserQuestionError(ErrorCode.DELEGATED_CALLER, DELEGATED_CALLER_MESSAGE)
     for question in request.questions:
-        # Types cannot tie `approve` to the options or require the plan it reviews.
-        if question.intent is None:
+        # Types cannot tie `approve` (`allow`) to the options or require the plan it reviews.
+        intent = question.intent
+        if intent is None:
             continue
-        if question.intent.approve not in question.labels:
-            raise bad_intent_label(question.id, question.intent.kind, question.intent.approve)
-        if question.detail is None or not question.detail.strip():
-            raise bad_intent_detail(question.id, question.intent.kind)
+        if intent.label not in question.labels:
+            raise bad_intent_label(question.id, intent.kind, intent.label, intent.label_field)
+        if isinstance(intent, PlanReviewIntent) and not (question.detail or "").strip():
+            raise bad_intent_detail(question.id, intent.kind)
 
 
 class UserQuestionService:

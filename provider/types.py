@@ -9,7 +9,7 @@ conversion or a failure further on.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     AfterValidator,
@@ -102,10 +102,35 @@ class PlanReviewIntent(WireModel):
         description="The label of the option that approves: it must name one of the question's "
         "options, and the question must carry the plan in `detail` (else BAD_INTENT)."
     )
+    label_field: ClassVar[str] = "approve"  # the field naming the option that says yes
+
+    @property
+    def label(self) -> str:
+        """The label of the option that says yes (approves the plan)."""
+        return self.approve
+
+
+class ToolApprovalIntent(WireModel):
+    """The question asks whether a tool may run; `allow` names the option that lets it."""
+
+    kind: Literal["tool-approval"] = "tool-approval"
+    allow: Text = Field(
+        description="The label of the option that allows the tool to run: it must name one of "
+        "the question's options (else BAD_INTENT)."
+    )
+    tool: Text | None = Field(default=None, description="The tool asking to run, e.g. Bash.")
+    label_field: ClassVar[str] = "allow"
+
+    @property
+    def label(self) -> str:
+        """The label of the option that says yes (allows the tool)."""
+        return self.allow
 
 
 # A tagged union on `kind`, so new intents can join without changing the items.
-AskUserQuestionIntent = Annotated[PlanReviewIntent, Field(discriminator="kind")]
+AskUserQuestionIntent = Annotated[
+    PlanReviewIntent | ToolApprovalIntent, Field(discriminator="kind")
+]
 
 
 class AskUserQuestionItem(WireModel):

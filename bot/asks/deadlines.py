@@ -60,7 +60,7 @@ class Deadlines(AskObserver):
     def posted(self, live: LiveAsk) -> None:
         """Start the ask's timer, if its policy sets deadlines (idempotent)."""
         record = live.record
-        policy = self._policies.for_channel(record.channel)
+        policy = self._policies.of(record)
         if self._closed or not live.layout.plan_review or record.id in self._timers:
             return
         if policy.remind_after is None and policy.expire_after is None:

@@ -23,6 +23,7 @@ from bot.asks.waiters import Waiters
 from bot.clock import Clock, SystemClock
 from bot.outcomes import ENDINGS, Verdict
 from bot.render import Unshowable, lay_out
+from bot.review import ReviewPolicies, kind_of
 from bot.slack.messages import AskMessages
 from bot.store import (
     AskEvent,
@@ -80,8 +81,14 @@ class Asks:
         tasks: Tasks | None = None,
         waiters: Waiters | None = None,
         shared: bool = False,
+        policies: ReviewPolicies | None = None,
+        channel: str | None = None,
     ) -> None:
         self._store = store
+        # Each ask's review policy is chosen once, here, by its kind, agent and channel (the
+        # route's, else `channel`, where unrouted asks are posted).
+        self._policies = policies or ReviewPolicies()
+        self._channel = channel
         self._messages = messages
         self.observers = observers if observers is not None else Observers()
         self._clock: Clock = clock or SystemClock()
@@ -151,6 +158,16 @@ class Asks:
             raise UserQuestionError(
                 ErrorCode.ASK_FAILED, f"Slack cannot show this ask: {error}", cause=error
             ) from error
+        kind = kind_of(questions.questions)
+        policy = self._policies.select(kind, agent_id, route.channel if route else self._channel)
+        needed = self._policies.named(policy).approvals
+        if kind == "plan-review" and needed > 1 and not layout.plan_review:
+            # Only the plan view counts approvals: one answer would settle it (fail closed).
+            raise UserQuestionError(
+                ErrorCode.BAD_INTENT,
+                f"policy {policy} needs {needed} approvals of a plan review, which only a lone "
+                "single-select plan-review question can collect",
+            )
         revises = await self._declined_plan(agent_id) if layout.plan_review else None
         record, created = await self._store.add(
             AskRecord(
@@ -164,6 +181,7 @@ class Asks:
                 thread_ts=route.thread_ts if route else None,
                 revision=revises.revision + 1 if revises else 1,
                 revises=revises.id if revises else None,
+                policy=policy,
             )
         )
         if created:

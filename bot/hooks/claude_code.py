@@ -34,6 +34,7 @@ from provider import (
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
     ErrorCode,
+    ToolApprovalIntent,
     UserQuestionError,
 )
 from provider.elicitation import URL_MODE_REFUSED, elicit
@@ -215,6 +216,8 @@ async def _approval(event: PreToolUse, relay: Relay, agent: Agent) -> HookOutput
         question=f"Allow {event.tool_name}: `{_summary(event)}`?",
         detail=_shown_input(event),
         options=[AskUserQuestionOption(label=ALLOW), AskUserQuestionOption(label=DENY)],
+        # The service chooses the tool-approval policy from this intent.
+        intent=ToolApprovalIntent(allow=ALLOW, tool=event.tool_name),
     )
     view = await relay.outcome(_request(agent, question))
     if view.state is not AskState.ANSWERED or view.answer is None:

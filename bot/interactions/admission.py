@@ -44,10 +44,8 @@ class Admission:
         self._reviewers: dict[tuple[str, ...], Responders] = {}
 
     def who_may_answer(self, live: LiveAsk) -> Responders:
-        """A plan review's reviewers when its policy names them; else the responders."""
-        if not live.layout.plan_review:
-            return self._responders
-        reviewers = self._policies.for_channel(live.record.channel).reviewers
+        """The reviewers the ask's policy names (whatever its kind); else the responders."""
+        reviewers = self._policies.of(live.record).reviewers
         if not reviewers:
             return self._responders
         if reviewers not in self._reviewers:

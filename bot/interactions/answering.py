@@ -74,7 +74,7 @@ class Answering:
         if live.layout.plan_review and question.intent:
             if not lookups:
                 return False  # a review counts approvals and declines on its policy
-            if item.selected == [question.intent.approve]:
+            if item.selected == [question.intent.label]:
                 await self._plan_reviews.approve_admitted(live, user)
                 return False  # counted; whether it decided the review is not told here
         # Any decline ends a review at once, whatever approvals came before: fail closed.

@@ -54,7 +54,7 @@ class PlanReviews:
             await self._admission.too_late(user, record.id)
             return
         approval = Approval(by=user, at=self._clock.now())
-        needed = self._policies.for_channel(record.channel).approvals
+        needed = self._policies.of(record).approvals
 
         def approve(current: AskRecord) -> AskRecord | None:
             if any(a.by == user for a in current.approvals):
@@ -79,7 +79,7 @@ class PlanReviews:
             if approved is None:
                 return
             live.record = approved
-        item = AskUserQuestionAnswerItem(id=question.id, selected=[question.intent.approve])
+        item = AskUserQuestionAnswerItem(id=question.id, selected=[question.intent.label])
         await self._admission.answer(live, user, [item])
 
     async def discuss(self, user: str, ref: AskRef) -> None:

@@ -251,8 +251,10 @@ def _unknown(method: str, ask_id: str) -> UserQuestionError:
 
 def _state_of(view: AskView) -> dict[str, object]:
     """`{state, answer?, error?}`: the relay's view without the id the caller already has (and
-    without `decided_by`: the tool's result is the seam's answer, as `ask_user_question` gives)."""
-    return {key: value for key, value in view.to_wire().items() if key not in {"id", "decided_by"}}
+    without `decided_by` or `policy`: the tool's result is the seam's answer, as
+    `ask_user_question` gives)."""
+    hidden = {"id", "decided_by", "policy"}
+    return {key: value for key, value in view.to_wire().items() if key not in hidden}
 
 
 def _json_result(body: Mapping[str, object]) -> CallToolResult:

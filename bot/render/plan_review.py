@@ -142,7 +142,7 @@ def plan_review_message(
     parts = _heading(layout, ask_id, agent_name, status)
     buttons: list[ButtonElement] = []
     for index, label in enumerate(question.labels):
-        if label == intent.approve:
+        if label == intent.label:
             buttons.insert(
                 0,
                 ButtonElement(
@@ -208,7 +208,7 @@ def settled_plan_review(
     stamp = when(settlement.at)
     who = f"<@{settlement.actor}>" if settlement.actor else "someone"
     item = settlement.answers.get(question.id)
-    approve = question.intent.approve if question.intent else None
+    approve = question.intent.label if question.intent else None
     outcome = plan_outcome(settlement.verdict, item, approve)
     row = PLAN_ENDINGS[outcome]
     match outcome:

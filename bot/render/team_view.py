@@ -286,7 +286,7 @@ def _plan_outcome(record: AskRecord, verdict: Verdict) -> list[str]:
     item = record.answer.answers[0] if record.answer and record.answer.answers else None
     who = _who(record.decided_by)
     if verdict is Verdict.ANSWERED and item is not None and intent is not None:
-        outcome = plan_outcome(verdict, item, intent.approve)
+        outcome = plan_outcome(verdict, item, intent.label)
         head = f"{PLAN_ENDINGS[outcome].emoji} *{PLAN_ENDINGS[outcome].words}* by"
         if outcome is PlanOutcome.APPROVED:
             return [f"{head} {_approvers(record) or who}"]

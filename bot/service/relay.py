@@ -101,6 +101,7 @@ def view_of(record: AskRecord) -> AskView:
         error=error,
         decided_by=record.decided_by,
         detail=AskDetail.QUEUED if record.queued else None,
+        policy=record.policy,
     )
 
 
@@ -348,14 +349,14 @@ def _fields_of(error: UserQuestionError, request: AskUserQuestionRequest) -> lis
         if question.intent is None:
             continue
         labels = [option.label for option in question.options or []]
-        if question.intent.approve not in labels:
+        if question.intent.label not in labels:
             return [
                 FieldProblem(
-                    field=f"questions.{index}.intent.approve",
+                    field=f"questions.{index}.intent.{question.intent.label_field}",
                     message=f"names none of the options: {', '.join(map(repr, labels)) or 'none'}",
                 )
             ]
-        if not question.detail:
+        if question.intent.kind == "plan-review" and not question.detail:
             return [
                 FieldProblem(
                     field=f"questions.{index}.detail", message="the plan to review is missing"

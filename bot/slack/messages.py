@@ -75,7 +75,7 @@ class AskMessages:
 
     async def review_status(self, record: AskRecord) -> ReviewStatus:
         """A plan review's approvals, what it needs, and its previous revision."""
-        policy = self._policies.for_channel(record.channel)
+        policy = self._policies.of(record)
         previous = await self._store.get(record.revises) if record.revises else None
         return ReviewStatus(
             needed=policy.approvals,

@@ -96,6 +96,9 @@ class AskRecord(Record):
     revision: int = 1  # plan reviews: 2 and up revise a declined plan of the same agent
     revises: str | None = None  # the ask id of that declined plan
     reminded_at: float | None = None
+    # The review policy chosen when the ask was created (`ReviewPolicies.select`), by name;
+    # None: stored before asks kept it, so it is chosen again from the record.
+    policy: str | None = None
     shown: bool = False  # the decided message shows the decision (controls gone)
     # Bumped by each progress save (`AskStore.advance`): a copy read before another
     # replica's save is stale, and its save is refused instead of overwriting that one.
@@ -143,7 +146,7 @@ class AskRecord(Record):
         intent = self.questions[0].intent if self.is_plan_review else None
         if self.answer is None or intent is None:
             return False
-        return self.answer.answers[0].selected == [intent.approve]
+        return self.answer.answers[0].selected == [intent.label]
 
 
 _EVERY_FIELD = set(AskRecord.model_fields)

@@ -227,6 +227,35 @@ async def test_an_approve_label_naming_no_option_is_bad_intent(
     assert provider.requests == []
 
 
+TOOL = {
+    "id": "approve",
+    "question": "Allow Bash: `make`?",
+    "options": [{"label": "Allow"}, {"label": "Deny"}],
+    "intent": {"kind": "tool-approval", "allow": "Allow", "tool": "Bash"},
+}
+
+
+async def test_a_tool_approval_whose_allow_label_names_no_option_is_bad_intent(
+    service: UserQuestionService, provider: RecordingProvider
+) -> None:
+    tool = {**TOOL, "intent": {"kind": "tool-approval", "allow": "Yes"}}
+    error = await ask_error(service, request(tool))
+    assert error.code is ErrorCode.BAD_INTENT
+    assert error.message == (
+        'question approve declares intent tool-approval whose allow label "Yes" '
+        "names none of its options"
+    )
+    assert provider.requests == []
+
+
+async def test_a_tool_approval_needs_no_detail(
+    service: UserQuestionService, provider: RecordingProvider
+) -> None:
+    req = request(TOOL)
+    await service.ask(req)
+    assert provider.requests == [req]
+
+
 async def test_an_intent_on_an_optionless_question_is_bad_intent(
     service: UserQuestionService, provider: RecordingProvider
 ) -> None:

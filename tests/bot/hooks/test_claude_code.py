@@ -11,6 +11,7 @@ import signal
 from pathlib import Path
 
 from bot.service.server import Server
+from provider import ToolApprovalIntent
 from provider.elicitation import URL_MODE_REFUSED
 from slack_emulator import SlackEmulator
 
@@ -293,6 +294,20 @@ async def test_a_bash_approval_asks_allow_bash_with_the_command_and_allows(
             }
         },
     )
+
+
+async def test_a_tool_approval_is_asked_with_the_tool_approval_intent(
+    server: Server, emu: SlackEmulator
+) -> None:
+    hook = await Hook.start(server.url, pre_tool_use("Bash", RM))
+    await posted(emu)
+    [record] = await server.provider.asks.recent()
+    assert (record.questions[0].intent, record.policy) == (
+        ToolApprovalIntent(allow="Allow", tool="Bash"),
+        "default",
+    )
+    await emu.person(ALICE).click(await posted(emu), text="Deny")
+    assert (await hook.finished()).code == 0
 
 
 async def test_a_denied_bash_command_names_the_reviewer(server: Server, emu: SlackEmulator) -> None:

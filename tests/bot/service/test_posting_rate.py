@@ -100,7 +100,7 @@ async def test_an_ask_still_queued_shows_queued_to_the_agent_and_withdraws_unpos
         what="the channel at its rate",
     )
     _, last = await relay(http, "GET", f"{server.url}/v1/asks/{ids[2]}")
-    assert last == {"id": ids[2], "state": "pending", "detail": "queued"}
+    assert last == {"id": ids[2], "state": "pending", "detail": "queued", "policy": "default"}
 
     status, withdrawn = await relay(http, "DELETE", f"{server.url}/v1/asks/{ids[2]}")
     assert (status, withdrawn["state"], withdrawn["error"]["code"]) == (
@@ -133,7 +133,7 @@ async def test_a_thousand_asks_queued_in_one_channel_hold_no_task_each(
     assert len(asyncio.all_tasks()) < 50
     assert len(emu.channel_messages(CHANNEL)) < 100
     _, last = await relay(http, "GET", f"{server.url}/v1/asks/{ids[-1]}")
-    assert last == {"id": ids[-1], "state": "pending", "detail": "queued"}
+    assert last == {"id": ids[-1], "state": "pending", "detail": "queued", "policy": "default"}
 
 
 async def test_a_restart_with_unposted_asks_listens_at_once_then_posts_them_in_order(

@@ -38,11 +38,11 @@ async def test_post_stores_the_ask_and_answers_201_pending_queued_to_be_posted(
 ) -> None:
     status, body = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [DB]})
     assert status == 201
-    assert body == {"id": body["id"], "state": "pending", "detail": "queued"}
+    assert body == {"id": body["id"], "state": "pending", "detail": "queued", "policy": "default"}
     await posted(emu)
     await server.provider.idle()  # the post recorded too
     _, now = await relay(http, "GET", f"{server.url}/v1/asks/{body['id']}")
-    assert now == {"id": body["id"], "state": "pending"}
+    assert now == {"id": body["id"], "state": "pending", "policy": "default"}
 
 
 async def test_get_with_wait_returns_the_answer_once_a_person_clicks(
@@ -60,6 +60,7 @@ async def test_get_with_wait_returns_the_answer_once_a_person_clicks(
             "state": "answered",
             "answer": {"answers": [{"id": "db", "selected": ["SQLite"]}]},
             "decided_by": ALICE,
+            "policy": "default",
         },
     )
 
@@ -71,7 +72,7 @@ async def test_get_without_wait_answers_at_once_while_pending(
     await server.provider.idle()  # posted: no longer queued
     assert await relay(http, "GET", f"{server.url}/v1/asks/{created['id']}") == (
         200,
-        {"id": created["id"], "state": "pending"},
+        {"id": created["id"], "state": "pending", "policy": "default"},
     )
 
 
@@ -86,7 +87,7 @@ async def test_the_same_idempotency_key_returns_the_same_ask_and_posts_once(
     await server.provider.idle()
     assert first[0] == 201
     # The same ask, now posted (no longer "queued").
-    assert second == (200, {"id": first[1]["id"], "state": "pending"})
+    assert second == (200, {"id": first[1]["id"], "state": "pending", "policy": "default"})
     assert len(ask_posts(emu)) == 1
 
 
@@ -119,7 +120,10 @@ async def test_the_same_idempotency_key_and_route_returns_the_same_ask(
     second = await relay(http, "POST", f"{server.url}/v1/asks", json=body)
     await server.provider.idle()
     # The 201 may say "queued" (not yet in Slack); the retry comes once it is posted.
-    assert (first[0], second) == (201, (200, {"id": first[1]["id"], "state": "pending"}))
+    assert (first[0], second) == (
+        201,
+        (200, {"id": first[1]["id"], "state": "pending", "policy": "default"}),
+    )
 
 
 async def test_the_same_idempotency_key_from_another_agent_makes_its_own_ask(
@@ -396,6 +400,7 @@ async def test_the_pending_list_gives_agent_questions_permalink_and_age(
     assert ask == {
         "id": created["id"],
         "state": "pending",
+        "policy": "default",
         "agent": {"id": "deployer-7", "name": "Deploy agent"},
         "questions": ["Which database?"],
         "permalink": permalink,

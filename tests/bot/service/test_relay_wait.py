@@ -79,6 +79,7 @@ async def test_a_held_get_is_answered_with_the_settled_record_and_nothing_is_rea
             "state": "answered",
             "answer": {"answers": [{"id": "db", "selected": ["SQLite"]}]},
             "decided_by": ALICE,
+            "policy": "default",
         },
     )
     assert ask_id not in reads
@@ -121,7 +122,7 @@ async def test_a_held_get_answers_pending_when_its_wait_runs_out(
     status, view = await relay(
         http, "GET", f"{server.url}/v1/asks/{ask_id}", params={"wait": "0.05"}
     )
-    assert (status, view) == (200, {"id": ask_id, "state": "pending"})
+    assert (status, view) == (200, {"id": ask_id, "state": "pending", "policy": "default"})
     assert server.provider.asks.waiters.waiting() == 0
 
 
@@ -143,7 +144,7 @@ async def test_closing_the_relay_answers_every_held_get_at_once_with_its_state(
     server.relay.close()
     async with asyncio.timeout(5):  # not the 60 s they asked to wait
         answers = await asyncio.gather(*gets)
-    assert answers == [(200, {"id": ask_id, "state": "pending"})] * 3
+    assert answers == [(200, {"id": ask_id, "state": "pending", "policy": "default"})] * 3
     assert server.provider.asks.waiters.waiting() == 0
 
 
@@ -156,7 +157,7 @@ async def test_once_the_relay_closed_a_wait_answers_at_once(
         status, view = await relay(
             http, "GET", f"{server.url}/v1/asks/{ask_id}", params={"wait": "60"}
         )
-    assert (status, view) == (200, {"id": ask_id, "state": "pending"})
+    assert (status, view) == (200, {"id": ask_id, "state": "pending", "policy": "default"})
 
 
 async def test_two_gets_held_on_one_ask_both_get_the_answer(

@@ -207,7 +207,7 @@ async def test_a_hostile_request_is_refused_cleanly_and_changes_nothing(
     assert [c.method for c in emu.calls[calls:] if c.method != "auth.test"] == []
     assert await relay(http, "GET", f"{server.url}/v1/asks/{ask_id}") == (
         200,
-        {"id": ask_id, "state": "pending"},
+        {"id": ask_id, "state": "pending", "policy": "default"},
     )
 
 
@@ -238,5 +238,6 @@ async def test_the_genuine_click_still_answers_the_ask(
             "state": "answered",
             "answer": {"answers": [{"id": "db", "selected": ["Postgres"]}]},
             "decided_by": "U0ALICE001",
+            "policy": "default",
         },
     )

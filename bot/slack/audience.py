@@ -25,13 +25,9 @@ log = logging.getLogger(__name__)
 
 
 def reviewers_of(policies: ReviewPolicies, record: AskRecord) -> tuple[str, ...]:
-    """The reviewers the policy of `record` names: a plan review's, by its channel.
-
-    The one place the team view asks a policy who may review an ask: re-point it here when
-    policies are chosen by more than the channel."""
-    if not record.is_plan_review:
-        return ()
-    return policies.for_channel(record.channel).reviewers
+    """The reviewers the policy of `record` names (chosen by its kind, agent and channel),
+    who may answer it whatever its kind: the one place the team view asks a policy."""
+    return policies.of(record).reviewers
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,7 @@ async def server(emu: SlackEmulator, tmp_path: Path) -> AsyncIterator[Server]:
         tmp_path / "asks.db",
         SLACK_QUESTIONS_REVIEW_POLICY=str(policy),
         SLACK_QUESTIONS_RESPONDERS=CAROL,
+        SLACK_QUESTIONS_CHANNELS=OTHER,  # the team lets asks go there too
     ) as running:
         yield running
 

@@ -14,6 +14,7 @@ KNOWN_VARIABLES = {
     *RELAY_VARIABLES,
     *SOCKET_VARIABLES,
     "SLACK_QUESTIONS_AGENT_NAME",
+    "SLACK_QUESTIONS_AGENT_ID",  # the agent a relay credential names
     "SLACK_QUESTIONS_RESPONDERS",  # the service's own check: who may answer
 }
 

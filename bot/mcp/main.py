@@ -199,12 +199,20 @@ def main(argv: Sequence[str]) -> int:
         except ConfigError as error:
             print(error, file=sys.stderr)
             return 2
-    return asyncio.run(_serve(target, args, access, os.environ.get("SLACK_QUESTIONS_AGENT_NAME")))
+    naming = (
+        os.environ.get("SLACK_QUESTIONS_AGENT_NAME"),
+        os.environ.get("SLACK_QUESTIONS_AGENT_ID", "").strip() or None,
+    )
+    return asyncio.run(_serve(target, args, access, naming))
 
 
 async def _serve(
-    target: Target, args: McpArgs, access: HttpAccess | None, agent_name: str | None
+    target: Target,
+    args: McpArgs,
+    access: HttpAccess | None,
+    naming: tuple[str | None, str | None],
 ) -> int:
+    """Serve the desk; `naming`: SLACK_QUESTIONS_AGENT_NAME and SLACK_QUESTIONS_AGENT_ID."""
     from bot.mcp.desk import DeskOptions, QuestionDesk
 
     signalled = False
@@ -216,7 +224,7 @@ async def _serve(
             except StartupError as error:
                 print(f"cannot start: {error}", file=sys.stderr)
                 return 2
-        options = DeskOptions(agent_name=agent_name, where=where, http=access)
+        options = DeskOptions(agent_name=naming[0], agent_id=naming[1], where=where, http=access)
         desk = await stack.enter_async_context(QuestionDesk(relay, options))
         if args.http is None or access is None:  # stdio (access comes with --http)
             signalled = await _until_signalled(desk.server.run_stdio_async())

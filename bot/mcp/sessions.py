@@ -45,9 +45,17 @@ class _ConnectionAgent:
 class AgentSessions:
     """Hands out one live `Agent` per MCP client session, entered in `registry`."""
 
-    def __init__(self, registry: AgentRegistry, configured_name: str | None = None) -> None:
+    def __init__(
+        self,
+        registry: AgentRegistry,
+        configured_name: str | None = None,
+        under: str | None = None,
+    ) -> None:
+        """`under` (SLACK_QUESTIONS_AGENT_ID): the agent a relay credential names; each
+        session then asks as `<under>/mcp-…`, a session of that agent the credential covers."""
         self._registry = registry
         self._configured_name = configured_name
+        self._under = under
         self._by_key: dict[str, Agent] = {}
         # Handshake-era connections have no id we can read; their `initialize` params object
         # lives exactly as long as the connection, so its identity stands for it.
@@ -77,7 +85,9 @@ class AgentSessions:
         known = self._by_connection.get(id(params))
         if known is not None and known.params() is params:
             return known.agent
-        agent = Agent(_new_id(), name=agent_name(params.client_info.name, self._configured_name))
+        agent = Agent(
+            self._new_id(), name=agent_name(params.client_info.name, self._configured_name)
+        )
         detach = self._registry.enter(agent)
         self._by_connection[id(params)] = _ConnectionAgent(weakref.ref(params), agent, detach)
         return agent
@@ -88,14 +98,14 @@ class AgentSessions:
                 known.detach()
                 del self._by_connection[key]
 
+    def _new_id(self) -> str:
+        session = f"mcp-{uuid.uuid4().hex[:12]}"
+        return f"{self._under}/{session}" if self._under else session
+
     def _new_agent(self, client_name: str | None) -> Agent:
-        agent = Agent(_new_id(), name=agent_name(client_name, self._configured_name))
+        agent = Agent(self._new_id(), name=agent_name(client_name, self._configured_name))
         self._registry.enter(agent)
         return agent
-
-
-def _new_id() -> str:
-    return f"mcp-{uuid.uuid4().hex[:12]}"
 
 
 def _header(headers: Mapping[str, str] | None, name: str) -> str | None:

@@ -15,6 +15,7 @@ from provider.tool import NAME
 from slack_emulator import Message, SlackEmulator
 
 from ..harness import ALICE, CHANNEL
+from ..service.credentials import credential
 from ..service.harness import RELAY_TOKEN
 from ..service.test_relay import DB, posted
 from .test_tools import client
@@ -98,3 +99,36 @@ def test_a_thread_is_named_by_whichever_name_is_known() -> None:
     assert agent_name("claude-code", None) == "claude-code"
     assert agent_name(None, "Ada's laptop") == "Ada's laptop"
     assert agent_name("  ", "") == "MCP client"
+
+
+async def test_under_an_agent_credential_each_session_asks_as_a_session_of_that_agent(
+    server: Server, emu: SlackEmulator
+) -> None:
+    token = await credential(server, "ci")
+    async with (
+        RelayProvider(server.url, token) as relay,
+        QuestionDesk(relay, DeskOptions(agent_id="ci")) as desk,
+        client(desk, "legacy", name="claude-code") as mcp,
+    ):
+        await answered_in(emu, 1, asyncio.create_task(mcp.call_tool(NAME, {"questions": [DB]})))
+    (record,) = await server.store.recent(limit=5)
+    assert (record.agent_id or "").startswith("ci/mcp-")
+    assert record.answer is not None
+    assert record.answer.answers[0].selected == ["SQLite"]
+
+
+async def test_without_the_agent_id_an_agent_credential_is_refused_naming_its_agent(
+    server: Server,
+) -> None:
+    token = await credential(server, "ci")
+    async with (
+        RelayProvider(server.url, token) as relay,
+        QuestionDesk(relay, DeskOptions()) as desk,
+        client(desk, "legacy", name="claude-code") as mcp,
+    ):
+        result = await mcp.call_tool(NAME, {"questions": [DB]})
+    assert result.is_error
+    assert "AGENT_NOT_ALLOWED" in str(result.content)
+    assert "may not ask as agent 'mcp-" in str(result.content)
+    assert "it may ask as: ci" in str(result.content)
+    assert await server.store.recent(limit=5) == []

@@ -103,6 +103,8 @@ class Parts:
 
     async def close(self) -> None:
         """Finish background work, stop timers and status lines, close the HTTP session."""
+        # Posts waiting their turn (behind a 429, or a queue) are left for the next start.
+        self.posts.pacing.stop()
         await self.tasks.drain()
         # After the drain: a post that finished during it may have started a timer.
         await self.deadlines.close()

@@ -295,6 +295,22 @@ class ChannelPacing:
     def __init__(self) -> None:
         self._lanes: dict[str, _Lane] = {}
         self._seq = itertools.count()
+        self._stopped = False
+
+    def stop(self) -> None:
+        """Shutdown has begun: every post and root waiting its turn gives it up (`Dropped`)
+        and none waits from now on; updates still go, and calls in flight finish. Nothing is
+        lost: pending asks are taken back from the store and posted at the next start, so the
+        shutdown drain does not wait out a 429's `Retry-After` (or a queue) for them."""
+        self._stopped = True
+        for lane in self._lanes.values():
+            for place in list(lane.waiting):
+                if place.turn is Turn.CLOSE or place.gone:
+                    continue
+                if isinstance(place, _Waiter):
+                    place.granted.set_result(False)
+                elif isinstance(place, QueuedTurn):
+                    place.dropped = True
 
     def _lane(self, channel: str) -> _Lane:
         lane = self._lanes.get(channel)
@@ -328,6 +344,8 @@ class ChannelPacing:
         on_turn = on is not None and lane.use_turn(on)
         again = False
         while True:
+            if self._stopped and turn is not Turn.CLOSE and not on_turn:
+                raise Dropped(key)  # shutting down: left for the next start (`stop`)
             if not on_turn:
                 # After a 429 it keeps its place, and its agent the turn.
                 await self._acquire(lane, _Waiter(turn, *place, _future()), again=again)
@@ -366,6 +384,8 @@ class ChannelPacing:
         the call it sends with it (`send(..., on=turn)`) goes at once. A turn its work does
         not use passes on when the work ends. `drop(channel, key)` takes it out unstarted.
         Within its turn, `agent`'s work takes turns with other agents' (as in `send`)."""
+        if self._stopped and turn is not Turn.CLOSE:
+            return  # shutting down: left for the next start (`stop`)
         lane = self._lane(channel)
         place = (time.time() if order is None else order, next(self._seq), key, agent)
         lane.waiting.push(QueuedTurn(turn, *place, work, spawn))

@@ -69,7 +69,7 @@ async def test_agent_b_cannot_withdraw_agent_as_ask_and_nothing_changes_in_slack
     assert slack_writes(emu) == writes
     assert await relay(http, "GET", f"{server.url}/v1/asks/{ask_id}", token=a) == (
         200,
-        {"id": ask_id, "state": "pending"},
+        {"id": ask_id, "state": "pending", "policy": "default"},
     )
 
 

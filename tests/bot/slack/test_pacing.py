@@ -379,3 +379,29 @@ async def test_a_dropped_post_leaves_its_agents_turn_to_the_next_agent(
     await held.free()
     await spawn.idle()
     assert [m.text for m in emu.channel_messages(CHANNEL)] == ["b2", "b3"]
+
+
+async def test_a_post_waiting_out_a_429_gives_up_its_turn_when_shutdown_begins(
+    emu: SlackEmulator, client: SlackClient
+) -> None:
+    posts = ChannelPosts(client)
+    emu.inject("chat.postMessage", RateLimited(retry_after=60))
+    post = asyncio.create_task(posts.post_message(Turn.POST, channel=CHANNEL, key="a1", text="a1"))
+    await emu.wait_for_call("chat.postMessage")
+    posts.pacing.stop()
+    async with asyncio.timeout(5):  # a guard: without `stop` it would wait the 60 s out
+        with pytest.raises(Dropped):
+            await post
+    assert [c.status for c in emu.calls_to("chat.postMessage")] == [429]
+
+
+async def test_once_stopped_posts_are_refused_at_once_and_updates_still_go(
+    emu: SlackEmulator, client: SlackClient
+) -> None:
+    posts = ChannelPosts(client)
+    posted = await posts.post_message(Turn.POST, channel=CHANNEL, text="before")
+    posts.pacing.stop()
+    with pytest.raises(Dropped):
+        await posts.post_message(Turn.POST, channel=CHANNEL, key="a2", text="after")
+    await posts.update(channel=CHANNEL, ts=str(posted["ts"]), text="closed")
+    assert [m.text for m in emu.channel_messages(CHANNEL)] == ["closed"]

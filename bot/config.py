@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, SecretStr
 
 # The flags live apart so that `--help` loads no service; parse_args stays importable from here.
 from bot.flags import DEFAULT_HOST, DEFAULT_PORT
+from bot.flags import ConfigError as ConfigError
 from bot.flags import parse_args as parse_args
 from bot.parts import SlackSettings
 from bot.review import PolicyError, load_policies
@@ -30,10 +31,6 @@ class Mode(StrEnum):
     HTTP = "http"  # Slack posts to /slack/events, signed with the signing secret
     SOCKET = "socket"  # the bot opens a Socket Mode connection with the app token
     OFFLINE = "offline"  # no credentials: the local emulator stands in for Slack
-
-
-class ConfigError(Exception):
-    """The configuration cannot work; the message lists every problem found."""
 
 
 DEFAULT_DB: Final = Path("slack-questions.db")

@@ -14,6 +14,16 @@ DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 3000
 
 
+# The two ways a command cannot start, here with the flags: the agent-side commands
+# (`mcp` on a relay) raise and catch them without loading the service that defines the rest.
+class ConfigError(Exception):
+    """The configuration cannot work; the message lists every problem found."""
+
+
+class StartupError(Exception):
+    """The provider cannot start; the message says what to fix."""
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     """The command-line flags (they override the environment)."""
     parser = argparse.ArgumentParser(

@@ -19,6 +19,7 @@ from bot.asks.lifecycle import Asks
 from bot.asks.observers import AskMetrics, AskObserver, Observers, TransitionLog, WaitingLine
 from bot.asks.posting import Posting
 from bot.clock import Clock, SystemClock
+from bot.flags import StartupError as StartupError
 from bot.interactions.admission import Admission
 from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
@@ -66,10 +67,6 @@ class SlackSettings(BaseModel):
     api_url: str = SLACK_API_URL
     review: ReviewPolicies = ReviewPolicies()
     call_timeout: float = CALL_TIMEOUT_SECONDS  # a Web API call that takes longer has failed
-
-
-class StartupError(Exception):
-    """The provider cannot start; the message says what to fix."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

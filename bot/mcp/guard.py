@@ -21,7 +21,7 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import SecretStr
 
-from bot.config import ConfigError
+from bot.flags import ConfigError
 
 TOKEN_VARIABLE: Final = "SLACK_QUESTIONS_MCP_TOKEN"
 HOSTS_VARIABLE: Final = "SLACK_QUESTIONS_MCP_ALLOWED_HOSTS"

@@ -24,14 +24,15 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.config import Config, ConfigError, Mode, load_config, parse_args
-from bot.parts import StartupError
-from bot.service.server import Server
-from bot.slack.api import SlackCallFailed
+from bot.flags import ConfigError, StartupError
 from provider import RelayProvider
 
-if TYPE_CHECKING:  # the MCP SDK is an extra: imported only once main() has checked for it
+if TYPE_CHECKING:
+    # The MCP SDK is an extra: imported only once main() has checked for it. The service is
+    # imported only for Socket Mode in this process: on a relay, MCP starts without it.
+    from bot.config import Config
     from bot.mcp.guard import HttpAccess
+    from bot.service.server import Server
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +129,8 @@ def resolve_target(env: Mapping[str, str]) -> Target:
                 for name in missing
             )
         )
+    from bot.config import Mode, load_config, parse_args
+
     # The service's own checks, with its relay bound to loopback under a fresh token.
     service_env = dict(env)
     service_env.update(
@@ -148,6 +151,8 @@ async def opened_relay(target: Target) -> AsyncIterator[tuple[RelayProvider, str
         async with RelayProvider(target.url, target.token) as relay:
             yield relay, "Slack"
         return
+    from bot.service.server import Server
+
     server = await Server.start(target.config)
     try:
         token = target.config.relay_token
@@ -159,6 +164,8 @@ async def opened_relay(target: Target) -> AsyncIterator[tuple[RelayProvider, str
 
 
 async def _channel_name(server: Server) -> str:
+    from bot.slack.api import SlackCallFailed
+
     channel = server.config.slack.channel
     try:
         response = await server.parts.client.conversations_info(channel=channel or "")

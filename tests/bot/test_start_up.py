@@ -109,3 +109,25 @@ def test_the_erase_command_loads_the_store_but_nothing_of_slack() -> None:
         "uvicorn",
     } == set()
     assert not any(name.startswith(("bot.parts", "bot.slack.", "bot.config")) for name in loaded)
+
+
+def test_mcp_on_a_relay_loads_the_sdk_and_the_relay_client_but_no_service() -> None:
+    relay = {
+        "SLACK_QUESTIONS_RELAY_URL": "http://127.0.0.1:9",
+        "SLACK_QUESTIONS_RELAY_TOKEN": "t" * 20,
+    }
+    loaded = loaded_by(
+        "import bot.mcp.desk\n"
+        "from bot.mcp.main import RelayTarget, resolve_target\n"
+        f"assert isinstance(resolve_target({relay!r}), RelayTarget)\n"
+    )
+    assert {"bot.mcp.desk", "mcp", "provider.relay_client"} <= loaded
+    assert {name.split(".")[0] for name in loaded} & {
+        "slack_bolt",
+        "slack_sdk",
+        "markdown_it",
+    } == set()
+    assert not any(
+        name.startswith(("bot.service", "bot.parts", "bot.config", "bot.slack", "bot.store"))
+        for name in loaded
+    )

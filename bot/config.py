@@ -23,6 +23,7 @@ from bot.parts import SlackSettings
 from bot.review import PolicyError, load_policies
 from bot.slack.api import SLACK_API_URL
 from bot.slack.responders import ANYONE, AnyoneInChannel
+from bot.store.location import DEFAULT_DB, LocationError, StoreLocation, store_location
 
 
 class Mode(StrEnum):
@@ -33,7 +34,6 @@ class Mode(StrEnum):
     OFFLINE = "offline"  # no credentials: the local emulator stands in for Slack
 
 
-DEFAULT_DB: Final = Path("slack-questions.db")
 # How long a client may take to send a request's headers (counted from the connection
 # opening, or from the previous answer on a kept-alive connection), and then its body;
 # past either the service hangs up, so trickling clients cannot hold connections open.
@@ -295,25 +295,11 @@ def _port(value: str | None, problems: list[str]) -> int:
     return int(value)
 
 
-_POSTGRES_SCHEMES = ("postgresql://", "postgres://")
-
-
 def _store_of(value: str | None, problems: list[str]) -> tuple[Path, SecretStr | None]:
-    """SLACK_QUESTIONS_DB: a postgresql:// (or postgres://) URL selects PostgreSQL; a path,
-    or `sqlite:` and a path, keeps SQLite."""
-    if value is None:
-        return DEFAULT_DB, None
-    if value.startswith(_POSTGRES_SCHEMES):
-        return DEFAULT_DB, SecretStr(value)
-    if value.startswith("sqlite:"):
-        value = value.removeprefix("sqlite:").removeprefix("//")
-        if not value:
-            problems.append("SLACK_QUESTIONS_DB=sqlite: needs a file after it, e.g. sqlite:asks.db")
-            return DEFAULT_DB, None
-    elif "://" in value:
-        scheme = value.split("://", 1)[0]
-        problems.append(
-            f"SLACK_QUESTIONS_DB must be a SQLite file or a postgresql:// URL, not a {scheme}:// URL"
-        )
-        return DEFAULT_DB, None
-    return Path(value), None
+    """SLACK_QUESTIONS_DB, by the rules of `bot.store.location` (the default on a problem)."""
+    try:
+        location = store_location(value)
+    except LocationError as error:
+        problems.append(str(error))
+        location = StoreLocation()
+    return location.path, location.postgres_url

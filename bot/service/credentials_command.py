@@ -17,14 +17,12 @@ import sys
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Final
 
 from bot.service.principals import mint
 from bot.store import AskStore, Credential, CredentialLimits
+from bot.store.location import LocationError, open_store_at, store_location
 
-DEFAULT_DB: Final = Path("slack-questions.db")  # as bot.config's, without loading the service
-_POSTGRES: Final = ("postgresql://", "postgres://")
 _AGENT: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,199}$")
 _CHANNEL: Final = re.compile(r"^[CG][A-Z0-9]{2,}$")
 _LIMIT_MAX: Final = 100_000
@@ -133,28 +131,10 @@ def _credential_of(args: argparse.Namespace) -> tuple[str, Credential]:
 
 
 async def _open(value: str | None) -> AskStore:
-    """The store `value` names (the rules of SLACK_QUESTIONS_DB)."""
-    if value is not None and value.startswith(_POSTGRES):
-        try:
-            from bot.store.postgres import PostgresStore  # the optional `postgres` extra
-            from bot.store.postgres_connect import PostgresStoreError
-        except ImportError as error:
-            raise CommandError(f"the PostgreSQL driver is missing ({error})") from error
-        try:
-            return await PostgresStore.open(value)
-        except PostgresStoreError as error:
-            raise CommandError(str(error)) from error
-    from bot.store.sqlite import SqliteStore, StoreError
-
-    if value is not None and value.startswith("sqlite:"):
-        value = value.removeprefix("sqlite:").removeprefix("//") or None
-        if value is None:
-            raise CommandError("SLACK_QUESTIONS_DB=sqlite: needs a file after it")
-    elif value is not None and "://" in value:
-        raise CommandError("SLACK_QUESTIONS_DB must be a SQLite file or a postgresql:// URL")
+    """The store `value` names (the rules of SLACK_QUESTIONS_DB), made if it is a new file."""
     try:
-        return await SqliteStore.open(Path(value) if value else DEFAULT_DB)
-    except StoreError as error:
+        return await open_store_at(store_location(value))
+    except LocationError as error:
         raise CommandError(str(error)) from error
 
 

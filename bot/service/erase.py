@@ -17,12 +17,15 @@ import asyncio
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from bot.store import AskRecord, AskStore
-
-DEFAULT_DB = Path("slack-questions.db")  # the service's default (bot.config.DEFAULT_DB)
-_POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+from bot.store.location import (
+    DEFAULT_DB,
+    POSTGRES_SCHEMES,
+    LocationError,
+    open_store_at,
+    store_location,
+)
 
 
 class EraseError(Exception):
@@ -75,31 +78,16 @@ async def _erase(ask_id: str, where: str) -> AskRecord:
 
 
 async def _open(where: str) -> AskStore:
-    """The store SLACK_QUESTIONS_DB (or --db) names, as the service reads it: a
-    postgresql:// URL, or a SQLite file (`sqlite:` before it is allowed)."""
-    if where.startswith(_POSTGRES_SCHEMES):
-        from bot.store.postgres import PostgresStore
-        from bot.store.postgres_connect import PostgresStoreError
-
-        try:
-            return await PostgresStore.open(where, max_connections=1)
-        except PostgresStoreError as error:
-            raise EraseError(str(error), 2) from error
-    from bot.store.sqlite import SqliteStore, StoreError
-
-    path = Path(where.removeprefix("sqlite:").removeprefix("//"))
-    if not await asyncio.to_thread(path.is_file):
-        # Opening would create an empty store: say there is none instead.
-        raise EraseError(f"there is no store at {path}: name it with --db or SLACK_QUESTIONS_DB", 2)
+    """The store SLACK_QUESTIONS_DB (or --db) names, as the service reads it; none is made."""
     try:
-        return await SqliteStore.open(path)
-    except StoreError as error:
+        return await open_store_at(store_location(where), create=False)
+    except LocationError as error:
         raise EraseError(str(error), 2) from error
 
 
 def _shown(where: str) -> str:
     """The store as a message may name it: a PostgreSQL URL without its password."""
-    if where.startswith(_POSTGRES_SCHEMES):
+    if where.startswith(POSTGRES_SCHEMES):
         from bot.store.postgres_connect import Target
 
         return str(Target(where))

@@ -50,12 +50,12 @@ from pathlib import Path
 from typing import Annotated, Final, Literal, get_args
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
-    field_validator,
     model_validator,
 )
 
@@ -127,7 +127,8 @@ class ReviewPolicy(BaseModel):
         ]
 
 
-def _check_kinds(kinds: Mapping[str, ReviewPolicy]) -> None:
+def _check_kinds(kinds: dict[str, ReviewPolicy]) -> dict[str, ReviewPolicy]:
+    """Policies by kind, as a file may give them: known kinds, each with what it counts."""
     unknown = sorted(set(kinds) - set(KINDS))
     if unknown:
         raise ValueError(f"unknown kind {unknown[0]!r}: the kinds are {', '.join(KINDS)}")
@@ -137,18 +138,16 @@ def _check_kinds(kinds: Mapping[str, ReviewPolicy]) -> None:
             raise ValueError(
                 f"{', '.join(policy.plan_only)} count for plan reviews only, not for {kind}"
             )
+    return kinds
+
+
+ByKind = Annotated[dict[str, ReviewPolicy], AfterValidator(_check_kinds)]
 
 
 class AgentPolicy(ReviewPolicy):
     """An agent's own policy (the keys its table sets) and its policies by kind."""
 
-    kinds: dict[str, ReviewPolicy] = Field(default_factory=dict)
-
-    @field_validator("kinds")
-    @classmethod
-    def _known_kinds(cls, kinds: dict[str, ReviewPolicy]) -> dict[str, ReviewPolicy]:
-        _check_kinds(kinds)
-        return kinds
+    kinds: ByKind = Field(default_factory=dict)
 
     @property
     def own(self) -> ReviewPolicy | None:
@@ -170,15 +169,9 @@ class ReviewPolicies(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     default: ReviewPolicy = ReviewPolicy()
-    kinds: dict[str, ReviewPolicy] = Field(default_factory=dict)
+    kinds: ByKind = Field(default_factory=dict)
     agents: dict[str, AgentPolicy] = Field(default_factory=dict)
     channels: dict[str, ReviewPolicy] = Field(default_factory=dict)
-
-    @field_validator("kinds")
-    @classmethod
-    def _known_kinds(cls, kinds: dict[str, ReviewPolicy]) -> dict[str, ReviewPolicy]:
-        _check_kinds(kinds)
-        return kinds
 
     @cached_property
     def _named(self) -> dict[str, ReviewPolicy]:

@@ -40,6 +40,7 @@ STATUS_OF_CODE: Final[dict[str, int]] = {
     "BODY_TOO_LARGE": 413,
     "RATE_LIMITED": 429,
     "RELAY_DISABLED": 503,
+    "STORE_UNAVAILABLE": 503,
 }
 
 

@@ -158,7 +158,15 @@ class RelayServer:
 
         Called first by each route, not wrapped around it: a wrapper's frame would stay
         alive for as long as a wait is held."""
-        found = await self._principals.of(request.headers.get("Authorization", ""))
+        try:
+            found = await self._principals.of(request.headers.get("Authorization", ""))
+        except Exception as error:  # whatever the store raised: nobody is let in on a doubt
+            log.error("relay cannot check a caller's credential: the store failed: %r", error)
+            return problem(
+                "STORE_UNAVAILABLE",
+                "cannot check your credential now: the store failed; try again shortly",
+                retry_after=1,
+            )
         if isinstance(found, Refusal):
             return problem(found.code, found.message)
         return found

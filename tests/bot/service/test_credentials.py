@@ -132,3 +132,20 @@ async def test_an_admin_credential_sees_every_ask() -> None:
     await store.add_credential(made)
     found = await Principals(store, None).of(f"Bearer {token}")
     assert found == Principal(admin=True, credential_id=made.id)
+
+
+async def test_when_the_store_cannot_read_a_credential_the_caller_is_not_served(
+    server: Server, http: aiohttp.ClientSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = await credential(server, "ci")
+
+    async def unreadable(credential_id: str) -> None:
+        raise OSError("disk I/O error")
+
+    monkeypatch.setattr(server.store, "credential", unreadable)
+    status, body = await relay(
+        http, "POST", f"{server.url}/v1/asks", token=token, json={"questions": [DB]}
+    )
+    # Closed: no principal, no ask; a 503 the clients retry, not a traceback.
+    assert (status, body["error"]["code"]) == (503, "STORE_UNAVAILABLE")
+    assert await server.store.recent(limit=5) == []

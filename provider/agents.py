@@ -12,6 +12,7 @@ class Agent:
 
     id: str
     name: str | None = None
+    requester: str | None = None  # the Slack user id of the person it acts for
 
 
 @dataclass(eq=False)

@@ -103,7 +103,7 @@ class RelayProvider:
         """
         body = CreateAsk(
             questions=request.questions,
-            agent=AgentRef(id=request.agent.id, name=request.agent.name) if request.agent else None,
+            agent=_agent_ref(request),
             idempotency_key=uuid.uuid4().hex,
         )
         # Shielded: once sent, the ask exists on the relay and must be withdrawn, not lost.
@@ -126,7 +126,7 @@ class RelayProvider:
         """Create the ask (the same key returns the same ask) without waiting for its answer."""
         body = CreateAsk(
             questions=request.questions,
-            agent=AgentRef(id=request.agent.id, name=request.agent.name) if request.agent else None,
+            agent=_agent_ref(request),
             idempotency_key=idempotency_key,
         )
         return await self._patiently(lambda: self._create(body))
@@ -282,3 +282,10 @@ def _failure(method: str, path: str, status: int, text: str) -> UserQuestionErro
         ErrorCode.ASK_FAILED,
         f"relay {method} {path}: HTTP {status} {code}: {problem.error.message}",
     )
+
+
+def _agent_ref(request: AskUserQuestionRequest) -> AgentRef | None:
+    agent = request.agent
+    if agent is None:
+        return None
+    return AgentRef(id=agent.id, name=agent.name, requester=agent.requester)

@@ -49,6 +49,11 @@ class AgentRef(WireModel):
 
     id: NonEmptyStr
     name: Text | None = None
+    requester: Text | None = Field(
+        default=None,
+        description="The Slack user id of the person this agent session acts for: where a "
+        "policy keeps requesters from approving their own agent, their Allow is refused.",
+    )
 
 
 class ThreadRoute(WireModel):

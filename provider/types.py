@@ -16,6 +16,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    JsonValue,
     StrictBool,
     StrictStr,
     ValidationError,
@@ -119,6 +120,11 @@ class ToolApprovalIntent(WireModel):
         "the question's options (else BAD_INTENT)."
     )
     tool: Text | None = Field(default=None, description="The tool asking to run, e.g. Bash.")
+    input: dict[str, JsonValue] | None = Field(
+        default=None,
+        description="The tool's input exactly as it will run if allowed: the reviewer is shown "
+        "every field of it, and tool policies match on it.",
+    )
     label_field: ClassVar[str] = "allow"
 
     @property

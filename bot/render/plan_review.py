@@ -35,13 +35,19 @@ COMMENT_MAX = 3000
 
 @dataclass(frozen=True)
 class ReviewStatus:
-    """Where a review stands: what it needs, who approved, and what changed since last time."""
+    """Where a review (of a plan or a tool) stands: what it needs, who approved, what the
+    policy lets Slack do, and what changed since last time."""
 
     needed: int = 1
     approvals: tuple[tuple[str, float], ...] = ()
     reviewers: str = ""  # mentions of who may approve; empty: anyone who may answer
     revision: int = 1
     previous_plan: str | None = None
+    policy: str = "default"  # the name of the review policy that applies
+    confirm: bool = True  # a confirm dialog before the approving click counts
+    in_slack: bool = True  # False: the policy says it is never approved from chat
+    requester: str | None = None  # whose agent asks; may they approve: `requester_may_approve`
+    requester_may_approve: bool = False
 
     def diff(self, plan: str) -> PlanDiff | None:
         """The changes from the previous revision, if there is one."""

@@ -54,6 +54,7 @@ class RelayProvider:
         longest_retry: float = 2.0,
         withdraw_within: float = 10.0,
         min_poll_interval: float = 0.25,
+        connect_timeout: float = 30.0,
     ) -> None:
         self._base = base_url.rstrip("/")
         self._headers = {"Authorization": f"Bearer {token}"}
@@ -63,6 +64,7 @@ class RelayProvider:
         self._longest_retry = longest_retry
         self._withdraw_within = withdraw_within
         self._min_poll = min_poll_interval
+        self._connect_timeout = connect_timeout
         self._session: aiohttp.ClientSession | None = None
         self._withdrawals: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -152,7 +154,7 @@ class RelayProvider:
         while view.state is AskState.PENDING:
             if signal is None:
                 # Awaited in this task, not a task of its own: the answer goes straight on.
-                view = await self._patiently(lambda: self._get(ask_id))
+                view = _same_ask(ask_id, await self._patiently(lambda: self._get(ask_id)))
                 continue
             poll = asyncio.ensure_future(self._patiently(lambda: self._get(ask_id)))
             abort = asyncio.ensure_future(signal.wait())
@@ -161,7 +163,7 @@ class RelayProvider:
             finally:
                 abort.cancel()
             if poll.done():
-                view = poll.result()
+                view = _same_ask(ask_id, poll.result())
                 continue
             poll.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -222,7 +224,7 @@ class RelayProvider:
             # The relay keeps every header of a held poll parsed for as long as it holds it;
             # these two tell it nothing (its answers are small JSON, never compressed).
             self._session = aiohttp.ClientSession(skip_auto_headers=SKIPPED_HEADERS)
-        timeout = aiohttp.ClientTimeout(total=extra_time + 30.0)
+        timeout = aiohttp.ClientTimeout(total=extra_time + 30.0, sock_connect=self._connect_timeout)
         try:
             async with self._session.request(
                 method,
@@ -252,6 +254,16 @@ class RelayProvider:
             raise UserQuestionError(
                 ErrorCode.ASK_FAILED, f"the relay answered {method} {path} with an unreadable body"
             ) from error
+
+
+def _same_ask(ask_id: str, view: AskView) -> AskView:
+    # An answer is trusted only for the ask it was asked for: a relay (or a proxy) that
+    # answers with another ask's view must not decide this one.
+    if view.id != ask_id:
+        raise UserQuestionError(
+            ErrorCode.ASK_FAILED, f"the relay answered for ask {view.id!r}, not {ask_id!r}"
+        )
+    return view
 
 
 def error_of(view: AskView) -> UserQuestionError:

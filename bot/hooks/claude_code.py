@@ -9,15 +9,19 @@
 - any other tool the user's matcher sends here → "Allow Bash: `…`?" → `allow` / `deny`.
 - `Elicitation` → the MCP form as questions → `{action, content}`.
 
-The rule this module keeps: nothing but a person's explicit "Allow" or "Approve" becomes
-`allow`. Timeouts, withdrawals and failures become `ask`, `cancel` or no output at all.
+The rule this module keeps: nothing but a person's explicit "Allow" or "Approve", in an
+answer that answers exactly the question asked, becomes `allow`. For a *gated* tool (a tool
+approval or a plan review) every other ending — timeouts, withdrawals, failures — becomes the
+hook's failure decision (`deny` by default, `ask` where configured), never a fall-through to
+Claude Code's own permission rules. `AskUserQuestion` and elicitations are not gates: they
+fall back to Claude Code's own dialog.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Final, Protocol, TypeVar
 
 from pydantic import JsonValue, ValidationError
 
@@ -27,6 +31,7 @@ from bot.hooks.events import (
     ExitPlanModeInput,
     HookEvent,
     HookOutput,
+    PermissionDecision,
     PreToolUse,
 )
 from provider import (
@@ -41,7 +46,12 @@ from provider.elicitation import URL_MODE_REFUSED, elicit
 from provider.elicitation_forms import ElicitAction, ElicitationForm, ElicitOutcome, FormError
 from provider.relay_client import error_of
 from provider.relay_wire import AskState, AskView
-from provider.types import AskUserQuestionItem, AskUserQuestionOption, field_errors
+from provider.types import (
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    AskUserQuestionOption,
+    field_errors,
+)
 
 AGENT_PREFIX = "Claude Code"
 APPROVE = "Approve"
@@ -73,34 +83,82 @@ class Relay(Protocol):
         ...
 
 
-def agent_of(event: HookEvent, under: str | None = None) -> Agent:
+def agent_of(event: HookEvent, under: str | None = None, requester: str | None = None) -> Agent:
     """The asking agent: one per Claude Code session, named after its project directory;
     `under` (SLACK_QUESTIONS_AGENT_ID): its id is `under/<session>`, a session of the agent
-    a relay credential names."""
+    a relay credential names; `requester` (SLACK_QUESTIONS_REQUESTER): the Slack user it
+    acts for."""
     project = Path(event.cwd).name or event.cwd or "session"
     session = f"{under}/{event.session_id}" if under else event.session_id
-    return Agent(session, name=f"{AGENT_PREFIX} · {project}")
+    return Agent(session, name=f"{AGENT_PREFIX} · {project}", requester=requester)
 
 
-async def answer(event: HookEvent, relay: Relay, *, under: str | None = None) -> HookOutput:
+def gated(tool_name: str | None) -> bool:
+    """Whether a PreToolUse of `tool_name` is a gate: only a person's Allow/Approve may let
+    it run. Everything but `AskUserQuestion` is (None: a tool we could not even read)."""
+    return tool_name != "AskUserQuestion"
+
+
+def failed_closed(
+    tool_name: str | None, why: str, on_failure: PermissionDecision = "deny"
+) -> HookOutput:
+    """The answer for a gated tool when no person could decide: `deny` (the model reads the
+    reason) or `ask` (Claude Code asks its local user) — never silence, which Claude Code
+    would read as "no opinion" and run the tool under its own rules."""
+    tool = tool_name or "the tool"
+    if on_failure == "ask":
+        return HookOutput.decide(
+            "ask", f"Slack approval could not be obtained ({why}); decide here instead."
+        )
+    return HookOutput.decide(
+        "deny",
+        f"{tool} was not run: no person approved it in Slack ({why}). "
+        "Do not retry it or work around it without a person's approval.",
+    )
+
+
+async def answer(
+    event: HookEvent,
+    relay: Relay,
+    *,
+    under: str | None = None,
+    requester: str | None = None,
+    on_failure: PermissionDecision = "deny",
+) -> HookOutput:
     """Ask people about `event` and return the hook's answer."""
-    agent = agent_of(event, under)
+    agent = agent_of(event, under, requester)
     if isinstance(event, Elicitation):
         return await _elicitation(event, relay, agent)
     match event.tool_name:
         case "AskUserQuestion":
             return await _questions(event, relay, agent)
         case "ExitPlanMode":
-            return await _plan(event, relay, agent)
+            return await _plan(event, relay, agent, on_failure)
         case _:
-            return await _approval(event, relay, agent)
+            return await _approval(event, relay, agent, on_failure)
 
 
-def gave_up(event: HookEvent, why: str) -> HookOutput:
-    """The answer when nobody decided in time: back to the terminal, never an approval."""
+def gave_up(event: HookEvent, why: str, on_failure: PermissionDecision = "deny") -> HookOutput:
+    """The answer when nobody decided in time: never an approval. A gated tool gets the
+    failure decision; a question goes back to Claude Code's own dialog."""
     if isinstance(event, Elicitation):
         return HookOutput.elicited(ElicitOutcome(action=ElicitAction.CANCEL))
+    if gated(event.tool_name):
+        return failed_closed(event.tool_name, f"nobody answered: {why}", on_failure)
     return HookOutput.decide("ask", f"Nobody answered in Slack ({why}); decide here instead.")
+
+
+def _only_item(view: AskView, question_id: str) -> AskUserQuestionAnswerItem:
+    """The one answer item to `question_id`; anything else is not an answer to what was
+    asked, and must not decide a gate (a relay, or a proxy, could send anything)."""
+    assert view.answer is not None
+    items = view.answer.answers
+    if len(items) != 1 or items[0].id != question_id:
+        raise HookError(
+            f"the relay's answer does not answer the question asked: expected one answer to "
+            f"{question_id!r}, got {[item.id for item in items]}"
+        )
+    return items[0]
 
 
 def _read(model: type[InputT], event: PreToolUse) -> InputT:
@@ -125,11 +183,13 @@ def _who(view: AskView) -> str:
     return f"Slack user {view.decided_by}" if view.decided_by else "a reviewer"
 
 
-def _unsettled(event: PreToolUse, view: AskView, agent: Agent) -> HookOutput:
-    """An ask that ended without an answer: withdrawn/expired → ask; discussion → deny."""
+def _unsettled(
+    event: PreToolUse, view: AskView, agent: Agent, on_failure: PermissionDecision = "deny"
+) -> HookOutput:
+    """An ask that ended without an answer: withdrawn/expired → gave up; discussion → deny."""
     error = error_of(view)
     if error.code is ErrorCode.ASK_ABORTED:
-        return gave_up(event, error.message)
+        return gave_up(event, error.message, on_failure)
     if error.code is ErrorCode.ASK_CANCELLED:
         return HookOutput.decide(
             "deny",
@@ -161,6 +221,10 @@ async def _questions(event: PreToolUse, relay: Relay, agent: Agent) -> HookOutpu
     view = await relay.outcome(_request(agent, *items))
     if view.state is not AskState.ANSWERED or view.answer is None:
         return _unsettled(event, view, agent)
+    asked = {item.id for item in items}
+    stray = [item.id for item in view.answer.answers if item.id not in asked]
+    if stray:
+        raise HookError(f"the relay's answer names questions that were not asked: {stray}")
     by_id = {item.id: item for item in view.answer.answers}
     answers: dict[str, JsonValue] = {}
     for item, question in zip(items, tool_input.questions, strict=True):
@@ -175,7 +239,9 @@ async def _questions(event: PreToolUse, relay: Relay, agent: Agent) -> HookOutpu
     )
 
 
-async def _plan(event: PreToolUse, relay: Relay, agent: Agent) -> HookOutput:
+async def _plan(
+    event: PreToolUse, relay: Relay, agent: Agent, on_failure: PermissionDecision
+) -> HookOutput:
     tool_input = _read(ExitPlanModeInput, event)
     review = AskUserQuestionItem.model_validate(
         {
@@ -189,8 +255,8 @@ async def _plan(event: PreToolUse, relay: Relay, agent: Agent) -> HookOutput:
     )
     view = await relay.outcome(_request(agent, review))
     if view.state is not AskState.ANSWERED or view.answer is None:
-        return _unsettled(event, view, agent)
-    [item] = view.answer.answers
+        return _unsettled(event, view, agent, on_failure)
+    item = _only_item(view, review.id)
     if item.selected == [APPROVE] and not item.custom:
         # Claude Code needs updatedInput paired with allow for ExitPlanMode: the plan as sent.
         return HookOutput.decide(
@@ -210,19 +276,21 @@ async def _plan(event: PreToolUse, relay: Relay, agent: Agent) -> HookOutput:
     return HookOutput.decide("deny", reason)
 
 
-async def _approval(event: PreToolUse, relay: Relay, agent: Agent) -> HookOutput:
+async def _approval(
+    event: PreToolUse, relay: Relay, agent: Agent, on_failure: PermissionDecision
+) -> HookOutput:
     question = AskUserQuestionItem(
         id="approve",
         question=f"Allow {event.tool_name}: `{_summary(event)}`?",
         detail=_shown_input(event),
         options=[AskUserQuestionOption(label=ALLOW), AskUserQuestionOption(label=DENY)],
         # The service chooses the tool-approval policy from this intent.
-        intent=ToolApprovalIntent(allow=ALLOW, tool=event.tool_name),
+        intent=ToolApprovalIntent(allow=ALLOW, tool=event.tool_name, input=event.tool_input),
     )
     view = await relay.outcome(_request(agent, question))
     if view.state is not AskState.ANSWERED or view.answer is None:
-        return _unsettled(event, view, agent)
-    [item] = view.answer.answers
+        return _unsettled(event, view, agent, on_failure)
+    item = _only_item(view, question.id)
     if item.selected == [ALLOW] and not item.custom:
         return HookOutput.decide("allow", f"allowed in Slack by {_who(view)}")
     if item.custom:
@@ -247,17 +315,47 @@ def _summary(event: PreToolUse) -> str:
     return line or event.tool_name
 
 
+# Input fields that weaken a guard when set: each is called out on a line of its own.
+WEAKENING: Final = {
+    "dangerouslyDisableSandbox": "runs outside Claude Code's sandbox",
+    "run_in_background": "keeps running in the background after it is allowed",
+    "as_user": "runs as another user",
+    "user": "runs as another user",
+    "sudo": "runs with elevated privileges",
+}
+
+
 def _shown_input(event: PreToolUse) -> str:
-    """The whole input in a code block (a ``` inside it is broken so it cannot end the block)."""
-    command = event.tool_input.get("command")
+    """Every field of the input, named: the command in a code block, Claude's description
+    labelled as Claude's, the other fields as JSON, guard-weakening ones called out (`allow`
+    covers the whole input, so the reviewer must see all of it). A ``` inside is broken so it
+    cannot end the block."""
+    fields = dict(event.tool_input)
+    command = fields.pop("command", None)
+    lines: list[str] = []
+    description = fields.pop("description", None) if isinstance(command, str) else None
+    if isinstance(description, str) and description:
+        lines.append(f"Claude's description (not checked): {description}")
+    elif description is not None:
+        fields["description"] = description
+    for key, risk in WEAKENING.items():
+        value = event.tool_input.get(key)
+        if value not in (None, False, ""):
+            lines.append(f"WARNING: {key} = {json.dumps(value, ensure_ascii=False)}: {risk}")
     if isinstance(command, str):
-        body = command
-        description = event.tool_input.get("description")
-        heading = f"{description}\n" if isinstance(description, str) and description else ""
+        lines.append(_code(command))
+        if fields:
+            lines.append("Other input fields:")
+            lines.append(_code(json.dumps(fields, indent=2, sort_keys=True, ensure_ascii=False)))
     else:
-        body = json.dumps(event.tool_input, indent=2, ensure_ascii=False)
-        heading = ""
-    return f"{heading}{FENCE}\n{body.replace(FENCE, BROKEN_FENCE)}\n{FENCE}"
+        if command is not None:
+            fields["command"] = command
+        lines.append(_code(json.dumps(fields, indent=2, sort_keys=True, ensure_ascii=False)))
+    return "\n".join(lines)
+
+
+def _code(body: str) -> str:
+    return f"{FENCE}\n{body.replace(FENCE, BROKEN_FENCE)}\n{FENCE}"
 
 
 async def _elicitation(event: Elicitation, relay: Relay, agent: Agent) -> HookOutput:

@@ -1,11 +1,16 @@
 """`python -m bot hook claude-code`: one hook event on stdin, its answer on stdout.
 
-Exit codes follow Claude Code's hook contract: 0 with the JSON answer on stdout; on anything
-that prevents a real answer (no relay settings, a malformed event, the relay unreachable, a
-form Slack cannot show) nothing is printed, the reason goes to stderr, and the exit code is
-1 — a *non-blocking* error, so Claude Code carries on with its own prompt in the terminal.
-Exit code 2 is never used: it would block the tool (or deny the elicitation) with no person
-having decided.
+Exit codes follow Claude Code's hook contract, and a gate fails closed:
+
+- A *gated* tool (every PreToolUse but `AskUserQuestion`: tool approvals, plan reviews):
+  exit 0 with a JSON decision, always. When no person could decide — relay settings missing
+  or unsafe, the relay unreachable or failing, an answer that does not answer what was asked,
+  a malformed event, SIGTERM/SIGINT, `--wait` elapsed — the decision is `--on-failure`
+  (`deny`, the default, with the reason for the model; or `ask`, Claude Code's local prompt).
+  Exit 1 would be a *non-blocking* error: Claude Code would then run the tool under its own
+  rules (an allow rule, bypass or headless modes), with nobody's approval.
+- `AskUserQuestion` and elicitations are not gates: on failure nothing is printed, the reason
+  goes to stderr and the exit code is 1, so Claude Code shows its own dialog.
 
 SIGTERM or SIGINT (Claude Code giving up on the hook) withdraws the ask in Slack first.
 """
@@ -14,18 +19,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ipaddress
 import json
 import logging
 import os
+import re
 import signal
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Final, TextIO
+from typing import Final, TextIO, cast
+from urllib.parse import urlsplit
 
 from pydantic import TypeAdapter, ValidationError
 
-from bot.hooks.claude_code import HookError, answer, gave_up
-from bot.hooks.events import HookEvent, HookOutput
+from bot.hooks.claude_code import HookError, answer, failed_closed, gated, gave_up
+from bot.hooks.events import HookEvent, HookOutput, PermissionDecision
 from provider import UserQuestionError
 from provider.relay_client import RelayProvider
 from provider.types import field_errors
@@ -35,6 +43,14 @@ URL_VARIABLE: Final = "SLACK_QUESTIONS_RELAY_URL"
 TOKEN_VARIABLE: Final = "SLACK_QUESTIONS_RELAY_TOKEN"
 # The agent a relay credential names: each Claude Code session asks as `<it>/<session id>`.
 AGENT_VARIABLE: Final = "SLACK_QUESTIONS_AGENT_ID"
+# The Slack user this Claude Code session acts for (policies may keep them from approving).
+REQUESTER_VARIABLE: Final = "SLACK_QUESTIONS_REQUESTER"
+# What a gated tool gets when no person could decide: deny (default) or ask.
+ON_FAILURE_VARIABLE: Final = "SLACK_QUESTIONS_ON_FAILURE"
+# A refused connection is retried this long, then reported (a person is not waiting on it).
+MAX_OUTAGE_S: Final = 5.0
+CONNECT_TIMEOUT_S: Final = 3.0
+_USER_ID: Final = re.compile(r"^[UW][A-Z0-9]{2,}$")
 
 _EVENT: Final = TypeAdapter[HookEvent](HookEvent)
 
@@ -55,15 +71,23 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         type=float,
         default=None,
         metavar="SECONDS",
-        help="give up (withdraw the ask, fall back to the terminal) after this long; "
-        "keep it below the hook's timeout in .claude/settings.json",
+        help="give up (withdraw the ask; a gated tool gets the --on-failure decision) after "
+        "this long; keep it below the hook's timeout in .claude/settings.json",
     )
     parser.add_argument(
         "--max-outage",
         type=float,
-        default=30.0,
+        default=MAX_OUTAGE_S,
         metavar="SECONDS",
-        help="how long the relay may be unreachable before the hook gives up (default 30)",
+        help=f"how long the relay may be unreachable before the hook gives up "
+        f"(default {MAX_OUTAGE_S:g})",
+    )
+    parser.add_argument(
+        "--on-failure",
+        choices=["deny", "ask"],
+        default=None,
+        help="a gated tool's decision when no person could decide: deny (default; the model "
+        f"is told why) or ask (Claude Code asks its local user); also {ON_FAILURE_VARIABLE}",
     )
     return parser.parse_args(list(argv))
 
@@ -76,52 +100,133 @@ def main(
     stderr: TextIO | None = None,
     env: Mapping[str, str] | None = None,
 ) -> int:
-    """Run the hook; returns the exit code (0, or 1 = Claude Code's non-blocking error)."""
+    """Run the hook; returns the exit code (0, or 1 = Claude Code's non-blocking error, which
+    only a question or an elicitation ever gets)."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     env = os.environ if env is None else env
     try:
         args = parse_args(argv)
+        bad_arguments = False
     except SystemExit as exit_:
-        # argparse exits 2 on bad arguments: to Claude Code that would block the tool.
-        return 0 if exit_.code == 0 else NON_BLOCKING_ERROR
+        if exit_.code == 0:
+            return 0  # --help
+        # argparse exits 2 on bad arguments: to Claude Code that would block the tool, with
+        # no reason given; a gate says why instead.
+        bad_arguments = True
+    raw = stdin.read()
+    tool_name, is_gate = _gate_of(raw)
+    on_failure: PermissionDecision = "deny"
+
+    def fail(why: str) -> int:
+        print(f"slack-questions hook: {why}", file=stderr, flush=True)
+        if not is_gate:
+            return NON_BLOCKING_ERROR
+        _print(stdout, failed_closed(tool_name, why, on_failure))
+        return 0
+
+    if bad_arguments:
+        return fail(f"bad hook arguments: {' '.join(argv)}")
+    chosen = args.on_failure or env.get(ON_FAILURE_VARIABLE) or "deny"
+    if chosen not in ("deny", "ask"):
+        return fail(f"{ON_FAILURE_VARIABLE}={chosen!r}: use deny or ask")
+    on_failure = cast(PermissionDecision, chosen)
     url, token = env.get(URL_VARIABLE), env.get(TOKEN_VARIABLE)
     if not url or not token:
-        return _fail(stderr, f"set {URL_VARIABLE} and {TOKEN_VARIABLE} to reach the relay")
+        return fail(f"set {URL_VARIABLE} and {TOKEN_VARIABLE} to reach the relay")
+    unsafe = url_problem(url)
+    if unsafe is not None:
+        return fail(unsafe)
+    requester = env.get(REQUESTER_VARIABLE) or None
+    if requester is not None and not _USER_ID.match(requester):
+        return fail(f"{REQUESTER_VARIABLE}={requester!r} is not a Slack user id (U… or W…)")
     try:
-        event = _EVENT.validate_json(stdin.read())
+        event = _EVENT.validate_json(raw)
     except ValidationError as error:
         problems = "; ".join(f"{where}: {what}" for where, what in field_errors(error)[:5])
-        return _fail(stderr, f"not a hook event this hook answers: {problems}")
+        return fail(f"not a hook event this hook answers: {problems}")
     logging.basicConfig(
         level=env.get("LOG_LEVEL", "WARNING").upper(),
         format="slack-questions hook: %(levelname)s %(name)s: %(message)s",
         stream=stderr,
     )
     try:
-        output = asyncio.run(_answer(event, url, token, args, env.get(AGENT_VARIABLE) or None))
+        output = asyncio.run(
+            _answer(event, url, token, args, env.get(AGENT_VARIABLE) or None, requester, on_failure)
+        )
     except HookError as error:
-        return _fail(stderr, str(error))
+        return fail(str(error))
     except UserQuestionError as error:
-        return _fail(stderr, f"{error.code}: {error.message}")
+        return fail(f"{error.code}: {error.message}")
     except _Stopped:
-        return _fail(stderr, "stopped before anyone answered; the ask was withdrawn in Slack")
-    stdout.write(json.dumps(output.to_wire(), ensure_ascii=False) + "\n")
-    stdout.flush()
+        return fail("stopped before anyone answered; the ask was withdrawn in Slack")
+    except Exception as error:  # a bug must not open a gate either
+        logging.getLogger(__name__).exception("the hook failed")
+        return fail(f"unexpected {type(error).__name__}: {error}")
+    _print(stdout, output)
     return 0
 
 
-def _fail(stderr: TextIO, why: str) -> int:
-    print(f"slack-questions hook: {why}", file=stderr, flush=True)
-    return NON_BLOCKING_ERROR
+def url_problem(url: str) -> str | None:
+    """Why the relay URL must not be used, or None: it must be http(s), and https off this
+    machine (the token and every decision cross the network)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"{URL_VARIABLE}={url!r} is not an http:// or https:// URL"
+    if parts.scheme == "http" and not _loopback(parts.hostname):
+        return (
+            f"{URL_VARIABLE}={url!r}: a relay off this machine must be reached over https "
+            "(http is accepted only on 127.0.0.1, ::1 and localhost)"
+        )
+    return None
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _gate_of(raw: str) -> tuple[str | None, bool]:
+    """The tool the event names, and whether it is a gate — read leniently, before the event
+    is validated, so even a malformed event of a gated tool fails closed."""
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None, True
+    if not isinstance(data, dict):
+        return None, True
+    if data.get("hook_event_name") == "Elicitation":
+        return None, False
+    name = data.get("tool_name")
+    tool_name = name if isinstance(name, str) and name else None
+    return tool_name, gated(tool_name)
+
+
+def _print(stdout: TextIO, output: HookOutput) -> None:
+    stdout.write(json.dumps(output.to_wire(), ensure_ascii=False) + "\n")
+    stdout.flush()
 
 
 async def _answer(
-    event: HookEvent, url: str, token: str, args: argparse.Namespace, under: str | None
+    event: HookEvent,
+    url: str,
+    token: str,
+    args: argparse.Namespace,
+    under: str | None,
+    requester: str | None,
+    on_failure: PermissionDecision,
 ) -> HookOutput:
-    async with RelayProvider(url, token, max_outage=args.max_outage) as relay:
-        work = asyncio.ensure_future(answer(event, relay, under=under))
+    async with RelayProvider(
+        url, token, max_outage=args.max_outage, connect_timeout=CONNECT_TIMEOUT_S
+    ) as relay:
+        work = asyncio.ensure_future(
+            answer(event, relay, under=under, requester=requester, on_failure=on_failure)
+        )
         loop = asyncio.get_running_loop()
         stopped = asyncio.Event()
 
@@ -135,7 +240,9 @@ async def _answer(
             async with asyncio.timeout(args.wait):
                 return await work
         except TimeoutError:
-            return gave_up(event, f"no decision within {args.wait:g} s; the ask was withdrawn")
+            return gave_up(
+                event, f"no decision within {args.wait:g} s; the ask was withdrawn", on_failure
+            )
         except asyncio.CancelledError:
             if stopped.is_set():
                 raise _Stopped from None

@@ -209,7 +209,7 @@ async def test_discuss_in_thread_denies_pointing_at_the_thread(
     }
 
 
-async def test_an_expired_plan_review_falls_back_to_the_terminal_never_allowing(
+async def test_an_expired_plan_review_is_denied_never_allowed(
     emu: SlackEmulator, tmp_path: Path
 ) -> None:
     policy = tmp_path / "review.toml"
@@ -227,18 +227,19 @@ async def test_an_expired_plan_review_falls_back_to_the_terminal_never_allowing(
         {
             "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
-                "permissionDecision": "ask",
+                "permissionDecision": "deny",
                 "permissionDecisionReason": (
-                    "Nobody answered in Slack (ask_user_question was aborted before the user "
-                    "answered: the review expired after 1 s without approval); "
-                    "decide here instead."
+                    "ExitPlanMode was not run: no person approved it in Slack ("
+                    "nobody answered: ask_user_question was aborted before the user "
+                    "answered: the review expired after 1 s without approval"
+                    "). Do not retry it or work around it without a person's approval."
                 ),
             }
         },
     )
 
 
-async def test_giving_up_after_wait_withdraws_the_plan_and_asks_in_the_terminal(
+async def test_giving_up_after_wait_withdraws_the_plan_and_denies_it(
     server: Server, emu: SlackEmulator
 ) -> None:
     hook = await Hook.start(server.url, pre_tool_use("ExitPlanMode", EXIT_PLAN), "--wait", "1")
@@ -246,26 +247,54 @@ async def test_giving_up_after_wait_withdraws_the_plan_and_asks_in_the_terminal(
     done = await hook.finished()
     assert done.output["hookSpecificOutput"] == {
         "hookEventName": "PreToolUse",
-        "permissionDecision": "ask",
+        "permissionDecision": "deny",
         "permissionDecisionReason": (
-            "Nobody answered in Slack (no decision within 1 s; the ask was withdrawn); "
-            "decide here instead."
+            "ExitPlanMode was not run: no person approved it in Slack ("
+            "nobody answered: no decision within 1 s; the ask was withdrawn"
+            "). Do not retry it or work around it without a person's approval."
         ),
     }
     await server.provider.idle()
     assert "Withdrawn" in json.dumps(emu.message(CHANNEL, message.ts).blocks)
 
 
-async def test_sigterm_withdraws_the_ask_and_prints_nothing(
+async def test_giving_up_with_on_failure_ask_hands_the_plan_to_the_terminal(
     server: Server, emu: SlackEmulator
 ) -> None:
+    hook = await Hook.start(
+        server.url, pre_tool_use("ExitPlanMode", EXIT_PLAN), "--wait", "1", "--on-failure", "ask"
+    )
+    await posted(emu)
+    done = await hook.finished()
+    assert (done.code, done.output["hookSpecificOutput"]) == (
+        0,
+        {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "ask",
+            "permissionDecisionReason": (
+                "Slack approval could not be obtained (nobody answered: no decision within 1 s; "
+                "the ask was withdrawn); decide here instead."
+            ),
+        },
+    )
+
+
+async def test_sigterm_withdraws_the_ask_and_denies(server: Server, emu: SlackEmulator) -> None:
     hook = await Hook.start(server.url, pre_tool_use("ExitPlanMode", EXIT_PLAN))
     message = await posted(emu)
     hook.proc.send_signal(signal.SIGTERM)
     done = await hook.finished()
-    assert (done.code, done.output) == (1, None)
-    assert done.stderr.endswith(
-        "slack-questions hook: stopped before anyone answered; the ask was withdrawn in Slack\n"
+    assert (done.code, done.output["hookSpecificOutput"]) == (
+        0,
+        {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": (
+                "ExitPlanMode was not run: no person approved it in Slack ("
+                "stopped before anyone answered; the ask was withdrawn in Slack"
+                "). Do not retry it or work around it without a person's approval."
+            ),
+        },
     )
     await server.provider.idle()
     assert "Withdrawn" in json.dumps(emu.message(CHANNEL, message.ts).blocks)
@@ -281,7 +310,10 @@ async def test_a_bash_approval_asks_allow_bash_with_the_command_and_allows(
     message = await posted(emu)
     shown = json.dumps(message.blocks, ensure_ascii=False)
     assert "Allow Bash: `rm -rf build`?" in shown
-    assert "> Remove the build directory\\n> ```\\n> rm -rf build\\n> ```" in shown
+    assert (
+        "> Claude's description (not checked): Remove the build directory\\n> ```\\n> rm -rf build"
+        in shown
+    )
     await emu.person(ALICE).click(message, text="Allow")
     done = await hook.finished()
     assert (done.code, done.output) == (
@@ -303,7 +335,7 @@ async def test_a_tool_approval_is_asked_with_the_tool_approval_intent(
     await posted(emu)
     [record] = await server.provider.asks.recent()
     assert (record.questions[0].intent, record.policy) == (
-        ToolApprovalIntent(allow="Allow", tool="Bash"),
+        ToolApprovalIntent(allow="Allow", tool="Bash", input=RM),
         "default",
     )
     await emu.person(ALICE).click(await posted(emu), text="Deny")
@@ -456,31 +488,38 @@ async def test_a_form_of_several_fields_is_one_batch(server: Server, emu: SlackE
     assert done.output == elicited("accept", {"env": "stg", "note": "Faster invoices"})
 
 
-async def test_an_unreachable_relay_prints_nothing_and_is_a_non_blocking_error() -> None:
+async def test_an_unreachable_relay_denies_the_plan_within_seconds() -> None:
     url = f"http://127.0.0.1:{free_port()}"
-    hook = await Hook.start(url, pre_tool_use("ExitPlanMode", EXIT_PLAN), "--max-outage", "0.2")
-    done = await hook.finished()
-    assert (done.code, done.output) == (1, None)
+    hook = await Hook.start(url, pre_tool_use("ExitPlanMode", EXIT_PLAN))
+    done = await hook.finished()  # the default outage budget is 5 s, not 30
+    assert (done.code, done.output["hookSpecificOutput"]["permissionDecision"]) == (0, "deny")
     assert done.stderr.endswith(
-        f"slack-questions hook: ASK_FAILED: the relay at {url} was unreachable for 0.2 s\n"
+        f"slack-questions hook: ASK_FAILED: the relay at {url} was unreachable for 5 s\n"
     )
 
 
-async def test_a_malformed_event_prints_nothing_and_says_what_is_wrong(server: Server) -> None:
+async def test_a_malformed_event_of_a_gated_tool_is_denied(server: Server) -> None:
     event = pre_tool_use("Bash", RM)
     del event["session_id"]
     done = await (await Hook.start(server.url, event)).finished()
-    assert (done.code, done.output) == (1, None)
-    assert done.stderr == (
-        "slack-questions hook: not a hook event this hook answers: "
-        "PreToolUse.session_id: Field required\n"
+    assert (done.code, done.output["hookSpecificOutput"]) == (
+        0,
+        {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": (
+                "Bash was not run: no person approved it in Slack ("
+                "not a hook event this hook answers: PreToolUse.session_id: Field required"
+                "). Do not retry it or work around it without a person's approval."
+            ),
+        },
     )
 
 
-async def test_an_event_this_hook_does_not_answer_is_refused(server: Server) -> None:
+async def test_an_event_this_hook_does_not_answer_is_denied(server: Server) -> None:
     event = {**pre_tool_use("Bash", RM), "hook_event_name": "PostToolUse"}
     done = await (await Hook.start(server.url, event)).finished()
-    assert (done.code, done.output) == (1, None)
+    assert (done.code, done.output["hookSpecificOutput"]["permissionDecision"]) == (0, "deny")
     assert "not a hook event this hook answers" in done.stderr
 
 
@@ -517,13 +556,13 @@ async def test_a_form_slack_cannot_show_is_refused_naming_the_field(server: Serv
     )
 
 
-async def test_an_approval_nobody_gives_in_time_falls_back_to_the_terminal(
+async def test_an_approval_nobody_gives_in_time_is_denied(
     server: Server, emu: SlackEmulator
 ) -> None:
     hook = await Hook.start(server.url, pre_tool_use("Bash", RM), "--wait", "1")
     await posted(emu)
     done = await hook.finished()
-    assert done.output["hookSpecificOutput"]["permissionDecision"] == "ask"
+    assert (done.code, done.output["hookSpecificOutput"]["permissionDecision"]) == (0, "deny")
 
 
 async def test_an_elicitation_nobody_answers_in_time_is_cancelled(

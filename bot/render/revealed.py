@@ -2,7 +2,7 @@
 
 A tool-approval card shows a command a person is asked to allow. Bidi overrides (U+202E),
 zero-width characters, a carriage return (which bash reads as part of the line, while Slack
-draws a line break) and homoglyphs (Cyrillic `і` in `gіt`) make that command read as
+draws a line break) and homoglyphs (Cyrillic U+0456 in `git`) make that command read as
 something it is not. `reveal` replaces each such character with a visible escape and says, in
 one warning line per kind, what was found.
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import ipaddress
 import json
 import logging
 import os
@@ -34,6 +33,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from bot.hooks.claude_code import HookError, answer, failed_closed, gated, gave_up
 from bot.hooks.events import HookEvent, HookOutput, PermissionDecision
+from bot.hosts import is_loopback
 from provider import UserQuestionError
 from provider.relay_client import RelayProvider
 from provider.types import field_errors
@@ -174,21 +174,12 @@ def url_problem(url: str) -> str | None:
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         return f"{URL_VARIABLE}={url!r} is not an http:// or https:// URL"
-    if parts.scheme == "http" and not _loopback(parts.hostname):
+    if parts.scheme == "http" and not is_loopback(parts.hostname):
         return (
             f"{URL_VARIABLE}={url!r}: a relay off this machine must be reached over https "
             "(http is accepted only on 127.0.0.1, ::1 and localhost)"
         )
     return None
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def _gate_of(raw: str) -> tuple[str | None, bool]:

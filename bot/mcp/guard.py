@@ -22,6 +22,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import SecretStr
 
 from bot.flags import ConfigError
+from bot.hosts import is_loopback
 
 TOKEN_VARIABLE: Final = "SLACK_QUESTIONS_MCP_TOKEN"
 HOSTS_VARIABLE: Final = "SLACK_QUESTIONS_MCP_ALLOWED_HOSTS"
@@ -75,16 +76,6 @@ def bearer_auth_settings(url: str) -> AuthSettings:
     mounts no metadata routes and advertises nothing: the server's own URL stands in.
     """
     return AuthSettings(issuer_url=url, resource_server_url=None)
-
-
-def is_loopback(host: str) -> bool:
-    """True only for `localhost` and loopback addresses; names and wildcards are not."""
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def http_access(env: Mapping[str, str], host: str, port: int) -> HttpAccess:

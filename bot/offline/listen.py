@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from bot.hosts import is_loopback
 from bot.parts import StartupError
 
 LOOPBACK: Final = "127.0.0.1"
@@ -31,16 +32,6 @@ class Address:
     def loopback(self) -> bool:
         """Whether only this machine can reach it."""
         return is_loopback(self.host)
-
-
-def is_loopback(host: str) -> bool:
-    """`localhost` or a loopback address (127.0.0.0/8, ::1)."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def playground_address(env: Mapping[str, str]) -> Address:

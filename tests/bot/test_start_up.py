@@ -21,6 +21,8 @@ SERVICE_LIBRARIES = frozenset(
 )
 # The modules of bot/ every command may load: the entry point (the hook adds bot.hooks.*).
 ENTRY_MODULES = frozenset({"bot", "bot.cli", "bot.flags", "bot.logs"})
+# Stdlib-only helpers the hook may load too.
+HOOK_HELPERS = frozenset({"bot.hosts"})
 MODULES = "--- sys.modules ---"
 
 
@@ -50,6 +52,7 @@ def heavy(loaded: set[str]) -> set[str]:
             name.split(".")[0] == "bot"
             and name not in ENTRY_MODULES
             and not name.startswith("bot.hooks")
+            and name not in HOOK_HELPERS
         )
     }
 

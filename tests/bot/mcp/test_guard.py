@@ -6,7 +6,8 @@ import pytest
 from pydantic import SecretStr
 
 from bot.config import ConfigError
-from bot.mcp.guard import HttpAccess, StaticTokenVerifier, http_access, is_loopback
+from bot.hosts import is_loopback
+from bot.mcp.guard import HttpAccess, StaticTokenVerifier, http_access
 
 TOKEN = "mcp-token-0123456789abcdef"
 

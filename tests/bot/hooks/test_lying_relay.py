@@ -4,7 +4,7 @@ tool is denied every time, never allowed (the hook trusts no relay answer it did
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 
 import pytest
@@ -17,7 +17,7 @@ ALLOW = {"id": "approve", "selected": ["Allow"]}
 BASH = pre_tool_use("Bash", {"command": "git push"})
 
 
-def answered(*items: dict[str, object], ask_id: str = "a1") -> str:
+def answered(*items: Mapping[str, object], ask_id: str = "a1") -> str:
     return json.dumps({"id": ask_id, "state": "answered", "answer": {"answers": list(items)}})
 
 

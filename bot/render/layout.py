@@ -48,6 +48,7 @@ class Element(StrEnum):
     MULTI_SELECT = "multi_static_select"
     TEXT = "plain_text_input"
     PLAN = "plan_review"  # a lone plan-review question: the plan, Approve and the declines
+    TOOL = "tool_approval"  # a lone tool-approval question with its input: every field, Allow/Deny
 
 
 def needs_details(question: AskUserQuestionItem) -> bool:
@@ -113,6 +114,11 @@ class AskLayout:
     def plan_review(self) -> bool:
         """Whether the ask is shown as a plan review."""
         return self.parts[0].questions[0].element is Element.PLAN
+
+    @property
+    def tool_approval(self) -> bool:
+        """Whether the ask is shown as a tool approval (the tool's whole input, Allow/Deny)."""
+        return self.parts[0].questions[0].element is Element.TOOL
 
     @property
     def questions(self) -> list[QuestionLayout]:

@@ -48,6 +48,7 @@ class ReviewStatus:
     in_slack: bool = True  # False: the policy says it is never approved from chat
     requester: str | None = None  # whose agent asks; may they approve: `requester_may_approve`
     requester_may_approve: bool = False
+    where: str | None = None  # in_slack False: where the policy says to approve instead
 
     def diff(self, plan: str) -> PlanDiff | None:
         """The changes from the previous revision, if there is one."""

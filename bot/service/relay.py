@@ -38,7 +38,9 @@ from provider import AskUserQuestionRequest, ErrorCode, UserQuestionError
 from provider.relay_wire import (
     IDEMPOTENCY_CONFLICT,
     MAX_WAIT_SECONDS,
+    NOT_UNIQUE,
     STATUS_OF_CODE,
+    UNIQUENESS_ERRORS,
     AgentRef,
     AskDetail,
     AskList,
@@ -420,6 +422,8 @@ def _same_ask(
 def _invalid(error: ValidationError) -> web.Response:
     fields = [FieldProblem(field=f, message=m) for f, m in field_errors(error)]
     summary = "; ".join(f"{f.field}: {f.message}" for f in fields)
+    if all(e["type"] in UNIQUENESS_ERRORS for e in error.errors()):
+        return problem(NOT_UNIQUE, f"invalid ask: {summary}", fields)
     return problem("INVALID_BODY", f"invalid ask: {summary}", fields)
 
 

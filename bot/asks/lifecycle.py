@@ -113,7 +113,7 @@ class Asks:
         return await self.held_asks.held(ask_id)
 
     def reply_target(self, channel: str, thread_ts: str) -> LiveAsk | None:
-        """The open lone text question a reply in this thread answers (the newest there)."""
+        """The open lone question a reply in this thread answers (the newest there)."""
         return self.held_asks.reply_target(channel, thread_ts)
 
     async def record(self, ask_id: str) -> AskRecord | None:

@@ -129,12 +129,17 @@ class Answering:
             await self._admission.answer(live, user, [item])
 
     async def reply(self, channel: str, thread_ts: str, user: str, text: str) -> None:
-        """A reply in a thread answers the newest open lone text question there."""
+        """A reply in a thread answers the newest open lone question there: its text, or the
+        option it names. A reply that names none is told how to answer, not ignored."""
         live = self._asks.reply_target(channel, thread_ts)
         if live is None:
             return
-        item = answers.typed(live.layout.questions[0].question, answers.reply_text(text))
+        question = live.layout.questions[0].question
+        said = answers.reply_text(text)
+        item = answers.replied(question, said)
         if item is None:
+            if said:
+                await self._messages.ephemeral(live.record, user, answers.how_to_reply(question))
             return
         admitted = await self._admission.admit(user, live.record.id)
         if admitted is not None:

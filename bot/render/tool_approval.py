@@ -52,8 +52,8 @@ from bot.render.revealed import Revealed, reveal
 from bot.render.text import cut_escaped, escape, escaped_within, truncate
 from provider import AskUserQuestionItem, ToolApprovalIntent
 
-# Section text holds 3000 characters; a piece of a field keeps a margin for its heading.
-PIECE_MAX = SECTION_TEXT_MAX - 200
+# A box's fences and the line break after its lead.
+BOX_OVERHEAD = len("\n```\n\n```") + 2
 # How much of the input the message itself shows: more is read in the modal.
 MESSAGE_INPUT_BUDGET = 4000
 # Blocks besides the fields: header, who asks, warnings, status, policy note, cut note, row.
@@ -66,6 +66,7 @@ FENCE = "```"
 DESCRIPTION = "description"
 VIEW_ALL = "View all to allow"
 REASON_BUTTON = OTHER_BUTTON  # a typed answer is a refusal with a reason (not the allow label)
+ALLOW_THERE = " Open *View all to allow* to read all of it: Allow is there."
 REVIEW_MAX = 200  # characters of a field name or tool name shown inline
 
 # Fields that weaken a guard when set, by their name folded (lower case, no `_` or `-`):
@@ -99,8 +100,10 @@ class Field:
 
     @property
     def boxed_name(self) -> bool:
-        """Whether the name cannot sit in inline code (a backtick or a line break)."""
-        return "`" in self.name.text or "\n" in self.name.text or not self.name.text
+        """Whether the name is boxed rather than in inline code: it holds a backtick or a line
+        break, is empty, or is too long to read inline."""
+        name = self.name.text
+        return "`" in name or "\n" in name or not name or len(name) > REVIEW_MAX
 
 
 @dataclass(frozen=True)
@@ -151,8 +154,8 @@ def boxed(text: str) -> str:
 
 
 def inline(revealed: Revealed) -> str:
-    """A short revealed name in inline code (callers box names holding backticks instead)."""
-    return f"`{escaped_within(revealed.text, REVIEW_MAX)}`"
+    """A short revealed name in inline code (callers box the names `Field.boxed_name` says)."""
+    return f"`{escape(revealed.text)}`"
 
 
 def _heading(field: Field) -> str:
@@ -169,33 +172,38 @@ def _heading(field: Field) -> str:
 
 
 def pieces_of(fields: Iterable[Field]) -> list[Piece]:
-    """Each field as pieces that fit a section, long values split across several."""
+    """Each field as pieces that fit a section, a long name or value split across several:
+    the heading leads the first box; "↳ <n> name continued", "↳ <n> value" and "↳ <n>
+    continued" lead the others."""
     pieces: list[Piece] = []
     for field in fields:
-        head = _heading(field)
+        n = field.number
+        heading = _heading(field)
         if field.boxed_name:
-            head += "\n" + boxed(field.name.text)
-        parts = _split(field.value.text, PIECE_MAX - len(head) - 12)
-        for i, part in enumerate(parts):
-            lead = head if i == 0 else f"↳ *{field.number}.* continued"
-            chars = len(part) + (len(field.name.text) if i == 0 else 0)
-            pieces.append(Piece(f"{lead}\n{boxed(part)}", chars))
+            names = _split(field.name.text, heading, f"↳ *{n}.* name continued")
+            values = _split(field.value.text, f"↳ *{n}.* value", f"↳ *{n}.* continued")
+        else:
+            names = []
+            values = _split(field.value.text, heading, f"↳ *{n}.* continued")
+        pieces += [Piece(f"{lead}\n{boxed(part)}", len(part)) for lead, part in names + values]
     return pieces
 
 
-def _split(text: str, limit: int) -> list[str]:
-    """`text` in parts whose boxed (escaped, unbreakable) form fits `limit`."""
-    parts: list[str] = []
+def _split(text: str, first: str, rest: str) -> list[tuple[str, str]]:
+    """`text` in parts, each led by a line (`first`, then `rest`), whose piece fits a section."""
+    parts: list[tuple[str, str]] = []
     current: list[str] = []
+    lead = first
     size = 0
     for ch in text:
+        # Escaped, with room for the zero-width space a backtick may be given.
         cost = len(escape(ch)) + (1 if ch == "`" else 0)
-        if current and size + cost > limit:
-            parts.append("".join(current))
-            current, size = [], 0
+        if current and size + cost > SECTION_TEXT_MAX - len(lead) - BOX_OVERHEAD:
+            parts.append((lead, "".join(current)))
+            current, size, lead = [], 0, rest
         current.append(ch)
         size += cost
-    parts.append("".join(current))
+    parts.append((lead, "".join(current)))
     return parts
 
 
@@ -520,10 +528,12 @@ def tool_approval_message(
     elements: list[ButtonElement] = []
     not_here = made.not_here()
     if not shown.whole:
-        blocks.append(made.note_block(_cut_note(shown) + _where_allow(made, not_here)))
-    if not_here is not None:
-        blocks.append(made.note_block(not_here, 1))
-    elif shown.whole:
+        cut = _cut_note(shown)
+        note = f"{not_here}\n{cut} *View all* shows more of it." if not_here else cut + ALLOW_THERE
+        blocks.append(made.note_block(note))
+    elif not_here is not None:
+        blocks.append(made.note_block(not_here))
+    else:
         elements.append(made.allow_button())
     elements += made.refusals()
     if not shown.whole:
@@ -531,12 +541,6 @@ def tool_approval_message(
     elements.append(made.reason_button())
     blocks.append(ActionsBlock(block_id=made.question.id, elements=elements))
     return MessageContent(_fallback(made), blocks)
-
-
-def _where_allow(made: Card, not_here: str | None) -> str:
-    if not_here is None:
-        return " Open *View all to allow* to read all of it: Allow is there."
-    return " *View all* shows more of it."
 
 
 def tool_approval_modal(

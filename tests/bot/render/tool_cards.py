@@ -154,13 +154,15 @@ def labels(blocks: Sequence[Mapping[str, Any]]) -> list[str]:
     return [str(b["text"]["text"]) for b in buttons(blocks)]
 
 
-def allow_button(blocks: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
-    """The Allow button (the primary pick), if offered."""
+def allow_button(
+    blocks: Sequence[Mapping[str, Any]], allow: str = "Allow"
+) -> Mapping[str, Any] | None:
+    """The button that picks the allow label, if offered (whatever it looks like)."""
     return next(
         (
             b
             for b in buttons(blocks)
-            if b.get("style") == "primary" and str(b["action_id"]).startswith("sq_pick")
+            if str(b["action_id"]).startswith("sq_pick") and b["text"]["text"] == allow
         ),
         None,
     )

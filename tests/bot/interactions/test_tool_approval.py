@@ -92,3 +92,30 @@ async def test_deny_from_the_modal_denies(bot: Bot) -> None:
     await bot.emu.wait_for(lambda: bool(bot.emu.views(ALICE)), what="the View all modal")
     await alice.click(bot.emu.views(ALICE)[0], text="Deny")
     assert (await asking).to_wire() == {"answers": [{"id": "approve", "selected": ["Deny"]}]}
+
+
+async def test_the_posted_card_shows_every_field_and_flags_what_weakens_or_lies(bot: Bot) -> None:
+    tool_input: dict[str, JsonValue] = {
+        "command": "g\u0456t push\u202e --force",
+        "dangerouslyDisableSandbox": True,
+        "run_in_background": True,
+        "timeout": 600000,
+    }
+    asking = bot.ask(approval(tool_input))
+    message = await bot.posted()
+    assert shown_fields(message.blocks) == [
+        ("command", "text", "g\u0456t push\u202e --force"),
+        ("dangerouslyDisableSandbox", "true/false", True),
+        ("run_in_background", "true/false", True),
+        ("timeout", "number", 600000),
+    ]
+    [warned] = [b for b in message.blocks if "~tw." in str(b["block_id"])]
+    assert str(warned["text"]["text"]).splitlines() == [
+        "⚠️ Field 2 `dangerouslyDisableSandbox` is set: it runs outside the sandbox.",
+        "⚠️ Field 3 `run_in_background` is set: it keeps running in the background once allowed.",
+        "⚠️ Field 1 `command`: 1 bidirectional control character (U+202E) — shown as \\u202e",
+        "⚠️ Field 1 `command`: mixed scripts in `g\u0456t`: \u0456 is "
+        "CYRILLIC SMALL LETTER BYELORUSSIAN-UKRAINIAN I",
+    ]
+    await bot.emu.person(ALICE).click(message, text="Deny")
+    await asking

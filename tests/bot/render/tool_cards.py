@@ -18,7 +18,6 @@ from bot.render import lay_out
 from bot.render.layout import AskLayout
 from bot.render.revealed import Revealed, unreveal
 from bot.render.text import unescape
-from bot.render.tool_approval import kind_of
 from provider import AskUserQuestionRequest
 
 HEAD = re.compile(
@@ -132,6 +131,19 @@ def _unboxed(body: str, escaped: bool) -> str:
 
 def _unshown(text: str, escaped: bool) -> str:
     return unreveal(Revealed(text, ("escaped",) if escaped else ()))
+
+
+def kind_of(value: JsonValue) -> str:
+    """The card's word for a value's JSON type (written out here, not taken from the card)."""
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "number"
+    if value is None:
+        return "null"
+    return "object" if isinstance(value, dict) else "list"
 
 
 def expected_fields(tool_input: Mapping[str, JsonValue]) -> list[tuple[str, str, JsonValue]]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from pydantic import JsonValue
 from slack_sdk.models.blocks import (
@@ -65,7 +66,6 @@ ZWSP = "\u200b"
 FENCE = "```"
 DESCRIPTION = "description"
 VIEW_ALL = "View all to allow"
-REASON_BUTTON = OTHER_BUTTON  # a typed answer is a refusal with a reason (not the allow label)
 ALLOW_THERE = " Open *View all to allow* to read all of it: Allow is there."
 REVIEW_MAX = 200  # characters of a field name or tool name shown inline
 
@@ -213,11 +213,10 @@ def warning_lines(intent: ToolApprovalIntent, fields: list[Field]) -> list[str]:
     assert intent.input is not None
     values = list(intent.input.values())
     for field, value in zip(fields, values, strict=True):
-        weakens = WEAKENING.get(field.name.text.lower().replace("_", "").replace("-", ""))
-        if weakens and _is_set(value):
-            shown = f"`{escaped_within(_short(value), 80)}`" if not isinstance(value, bool) else ""
-            to = f" to {shown}" if shown else ""
-            lines.append(f"⚠️ {_where(field)} is set{to}: {weakens}.")
+        for path, weakens, setting in _guards(field.name.text, value):
+            shown = f" to `{escaped_within(_short(setting), 80)}`" if setting is not True else ""
+            inside = f" sets `{escaped_within(_short(path), 80)}`" if path else " is set"
+            lines.append(f"⚠️ {_where(field)}{inside}{shown}: {weakens}.")
     if intent.tool is not None:
         tool = reveal(intent.tool)
         lines += [f"⚠️ The tool's name: {escape(w)}" for w in tool.warnings]
@@ -226,6 +225,17 @@ def warning_lines(intent: ToolApprovalIntent, fields: list[Field]) -> list[str]:
         lines += [f"⚠️ {where}, its name: {escape(w)}" for w in field.name.warnings]
         lines += [f"⚠️ {where}: {escape(w)}" for w in field.value.warnings]
     return lines
+
+
+def _guards(name: str, value: JsonValue, path: str = "") -> Iterable[tuple[str, str, JsonValue]]:
+    """Each guard-weakening setting in a field, at any depth: where inside the field (empty for
+    the field itself), what it weakens, and its value."""
+    weakens = WEAKENING.get(name.lower().replace("_", "").replace("-", ""))
+    if weakens and _is_set(value):
+        yield path, weakens, value
+    items = value.items() if isinstance(value, dict) else []
+    for key, inner in items:
+        yield from _guards(key, inner, f"{path}.{key}" if path else key)
 
 
 def _is_set(value: JsonValue) -> bool:
@@ -309,20 +319,28 @@ class Card:
         """The tool's name, revealed, for plain text (a confirm dialog)."""
         return reveal(self.intent.tool).text if self.intent.tool else "The tool"
 
+    @cached_property
     def fields(self) -> list[Field]:
         """The input's fields as shown."""
         assert self.intent.input is not None
         return fields_of(self.intent.input)
 
+    @cached_property
+    def pieces(self) -> list[Piece]:
+        """The input's fields as pieces of mrkdwn."""
+        return pieces_of(self.fields)
+
+    @cached_property
     def message_fit(self) -> Fit:
         """What the message holds."""
         blocks = MESSAGE_BLOCKS_MAX - MESSAGE_OVERHEAD_BLOCKS
-        return fit(pieces_of(self.fields()), blocks=blocks, chars=MESSAGE_INPUT_BUDGET)
+        return fit(self.pieces, blocks=blocks, chars=MESSAGE_INPUT_BUDGET)
 
+    @cached_property
     def modal_fit(self) -> Fit:
         """What the "View all" modal holds."""
         blocks = MODAL_BLOCKS_MAX - MODAL_OVERHEAD_BLOCKS
-        return fit(pieces_of(self.fields()), blocks=blocks, chars=None)
+        return fit(self.pieces, blocks=blocks, chars=None)
 
     def aux(self, kind: BlockKind, index: int = 0) -> str:
         """A helper block's id."""
@@ -347,7 +365,7 @@ class Card:
                 text=MarkdownTextObject(verbatim=True, text=cut_escaped(asks, SECTION_TEXT_MAX)),
             ),
         ]
-        warnings = warning_lines(intent, self.fields())
+        warnings = warning_lines(intent, self.fields)
         if warnings:
             blocks.append(
                 SectionBlock(
@@ -435,7 +453,7 @@ class Card:
         """A typed answer, which never allows: a refusal with a reason."""
         return ButtonElement(
             action_id=Action.OTHER,
-            text=PlainTextObject(text=REASON_BUTTON),
+            text=PlainTextObject(text=OTHER_BUTTON),
             value=AskRef(self.ask_id).encode(),
         )
 
@@ -449,7 +467,7 @@ class Card:
 
     def allowable_in_modal(self) -> bool:
         """Whether the modal may offer Allow: the policy lets Slack, and it holds it all."""
-        return self.status.in_slack and self.modal_fit().whole
+        return self.status.in_slack and self.modal_fit.whole
 
     def not_here(self) -> str | None:
         """Why Allow is offered nowhere in Slack, or None when it is offered somewhere."""
@@ -460,8 +478,8 @@ class Card:
                 else "where your team approves such tools, outside Slack"
             )
             return f"⛔ *The review policy says this tool is not allowed from Slack.* Approve it {where}; you may deny it here."
-        if not self.modal_fit().whole:
-            fit_ = self.modal_fit()
+        if not self.modal_fit.whole:
+            fit_ = self.modal_fit
             return (
                 f"⛔ *The input is too large to review in Slack* ({fit_.total:,} characters; "
                 f"Slack shows {fit_.shown:,}), so Allow is not offered here. You may deny it."
@@ -520,7 +538,7 @@ def tool_approval_message(
     """The card: the whole input when it fits (with Allow), else what fits, how much is hidden,
     and "View all to allow" (Allow only in the modal); Deny and a reason always."""
     made = card(ask_id, layout, agent_name, agent_id, status)
-    shown = made.message_fit()
+    shown = made.message_fit
     blocks = made.top() + made.field_blocks(shown.sections)
     status_block = made.status_block()
     if status_block is not None:
@@ -555,7 +573,7 @@ def tool_approval_modal(
     """The whole input (as much as a modal holds), with Allow when all of it is there and the
     policy lets Slack allow it, and the refusals; no controls once `settled`."""
     made = card(ask_id, layout, agent_name, agent_id, status)
-    shown = made.modal_fit()
+    shown = made.modal_fit
     blocks = made.top()[1:] + made.field_blocks(shown.sections)  # the title says what it is
     not_here = made.not_here()
     if not shown.whole:
@@ -586,7 +604,7 @@ def settled_tool_approval(
 ) -> MessageContent:
     """The card once decided: the input stays, the controls give way to the decision."""
     made = card(ask_id, layout, agent_name, agent_id, status)
-    shown = made.message_fit()
+    shown = made.message_fit
     blocks = made.top() + made.field_blocks(shown.sections)
     if not shown.whole:
         # Read-only from here on: the modal of a settled ask has no controls.

@@ -172,6 +172,14 @@ def test_an_mcp_tools_namespace_and_user_are_shown_and_the_user_called_out() -> 
     assert "`mcp__db__query`" in block(blocks, "tq")
 
 
+def test_a_guard_setting_nested_inside_a_field_is_called_out_too() -> None:
+    blocks = message({"sql": "select 1", "options": {"run": {"sudo": True}, "as_user": "root"}})
+    assert warnings(blocks) == [
+        "⚠️ Field 2 `options` sets `run.sudo`: it runs with elevated privileges.",
+        "⚠️ Field 2 `options` sets `as_user` to `root`: it runs as another user.",
+    ]
+
+
 def test_a_guard_field_left_off_is_not_called_out() -> None:
     blocks = message({"command": "ls", "dangerouslyDisableSandbox": False})
     assert [b for b in blocks if "~tw." in b["block_id"]] == []

@@ -20,6 +20,7 @@ from bot.render import (
     settled_message,
 )
 from bot.render.plan_review import ReviewStatus, plan_review_message, settled_plan_review
+from bot.render.tool_approval import settled_tool_approval, tool_approval_message
 from bot.review import ReviewPolicies
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.pacing import ChannelPosts, Dropped, QueuedTurn, Spawn, Turn, Work
@@ -63,6 +64,11 @@ class AskMessages:
         if layout.plan_review:
             status = await self.review_status(record)
             return plan_review_message(record.id, layout, record.agent_name, status)
+        if layout.tool_approval:
+            status = await self.review_status(record)
+            return tool_approval_message(
+                record.id, layout, record.agent_name, record.agent_id, status
+            )
         return ask_message(record.id, layout, part, record.agent_name)
 
     async def decided_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
@@ -71,6 +77,11 @@ class AskMessages:
         if layout.plan_review:
             status = await self.review_status(record)
             return settled_plan_review(record.id, layout, record.agent_name, status, settlement)
+        if layout.tool_approval:
+            status = await self.review_status(record)
+            return settled_tool_approval(
+                record.id, layout, record.agent_name, record.agent_id, status, settlement
+            )
         return settled_message(layout, part, settlement)
 
     async def review_status(self, record: AskRecord) -> ReviewStatus:

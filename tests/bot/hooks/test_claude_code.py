@@ -308,12 +308,12 @@ async def test_a_bash_approval_asks_allow_bash_with_the_command_and_allows(
 ) -> None:
     hook = await Hook.start(server.url, pre_tool_use("Bash", RM))
     message = await posted(emu)
-    shown = json.dumps(message.blocks, ensure_ascii=False)
-    assert "Allow Bash: `rm -rf build`?" in shown
-    assert (
-        "> Claude's description (not checked): Remove the build directory\\n> ```\\n> rm -rf build"
-        in shown
-    )
+    fields = [b["text"]["text"] for b in message.blocks if b["block_id"].startswith("sq~tf.")]
+    assert fields == [
+        "*1.* `command` · text\n```\nrm -rf build\n```\n"
+        "*2.* `description` · text · _the agent's description (not checked)_\n"
+        "```\nRemove the build directory\n```"
+    ]
     await emu.person(ALICE).click(message, text="Allow")
     done = await hook.finished()
     assert (done.code, done.output) == (
@@ -379,9 +379,9 @@ async def test_backticks_and_long_commands_cannot_break_out_of_the_code(
     hook = await Hook.start(server.url, pre_tool_use("Bash", {"command": command}))
     message = await posted(emu)
     shown = json.dumps(message.blocks, ensure_ascii=False)
-    assert "Allow Bash: `echo 'whoami' &amp;&amp; cat &lt;&lt;'EOF'…`?" in shown
     assert "<!channel>" not in shown
-    assert "\\n> ``\u200b`\\n> &lt;!channel&gt;" in shown
+    assert "\\n`\u200b`\u200b`\\n&lt;!channel&gt;\\n" in shown
+    assert "\\n> " not in shown
     await emu.person(ALICE).click(message, text="Deny")
     assert (await hook.finished()).output["hookSpecificOutput"]["permissionDecision"] == "deny"
 

@@ -41,7 +41,8 @@ class _Retry(Exception):
 
 
 class RelayProvider:
-    """Asks through a slack-questions relay at `base_url` with a bearer `token`."""
+    """Asks through a slack-questions relay at `base_url` with a bearer `token`; with
+    `expires_in`, the relay withdraws each ask that long after it was made."""
 
     def __init__(
         self,
@@ -55,6 +56,7 @@ class RelayProvider:
         withdraw_within: float = 10.0,
         min_poll_interval: float = 0.25,
         connect_timeout: float = 30.0,
+        expires_in: int | None = None,
     ) -> None:
         self._base = base_url.rstrip("/")
         self._headers = {"Authorization": f"Bearer {token}"}
@@ -65,6 +67,9 @@ class RelayProvider:
         self._withdraw_within = withdraw_within
         self._min_poll = min_poll_interval
         self._connect_timeout = connect_timeout
+        # Each ask is withdrawn by the relay after this long (the asker will have stopped
+        # waiting: a process killed outright cannot withdraw it itself).
+        self._expires_in = expires_in
         self._session: aiohttp.ClientSession | None = None
         self._withdrawals: set[asyncio.Task[None]] = set()
         self._closed = False
@@ -107,6 +112,7 @@ class RelayProvider:
             questions=request.questions,
             agent=_agent_ref(request),
             idempotency_key=uuid.uuid4().hex,
+            expires_in=self._expires_in,
         )
         # Shielded: once sent, the ask exists on the relay and must be withdrawn, not lost.
         creating = asyncio.ensure_future(self._patiently(lambda: self._create(body)))
@@ -130,6 +136,7 @@ class RelayProvider:
             questions=request.questions,
             agent=_agent_ref(request),
             idempotency_key=idempotency_key,
+            expires_in=self._expires_in,
         )
         return await self._patiently(lambda: self._create(body))
 

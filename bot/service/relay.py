@@ -206,6 +206,7 @@ class RelayServer:
                 agent_name=body.agent.name if body.agent else None,
                 idempotency_key=_scoped(agent_id, body.idempotency_key),
                 route=route,
+                expires_in=body.expires_in,
             )
         except UserQuestionError as error:
             return problem(error.code, error.message, _fields_of(error, ask_request))

@@ -6,14 +6,16 @@ as a person in the emulated Slack, and asserts the exact JSON the hook prints.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 from pathlib import Path
 
+from bot.outcomes import AskError, Verdict
 from bot.service.server import Server
-from provider import ToolApprovalIntent
+from provider import ErrorCode, ToolApprovalIntent
 from provider.elicitation import URL_MODE_REFUSED
-from slack_emulator import SlackEmulator
+from slack_emulator import SlackEmulator, Slow
 
 from ..harness import ALICE, CHANNEL
 from ..service.harness import free_port, in_process
@@ -301,6 +303,50 @@ async def test_sigterm_withdraws_the_ask_and_denies(server: Server, emu: SlackEm
 
 
 RM = {"command": "rm -rf build", "description": "Remove the build directory"}
+
+
+async def test_a_killed_hook_has_its_ask_withdrawn_once_expires_in_lapses(
+    server: Server, emu: SlackEmulator
+) -> None:
+    # --wait 3: the ask is made with expires_in = 3 + 2 s. SIGKILL (Claude Code's timeout)
+    # runs no handler: only the relay can withdraw it.
+    hook = await Hook.start(server.url, pre_tool_use("Bash", RM), "--wait", "3")
+    message = await posted(emu)
+    [pending] = await server.provider.asks.recent()
+    assert pending.expires_at == pending.created_at + 5
+    repainted = asyncio.Event()
+    emu.inject("chat.update", Slow(seconds=30, released=repainted))  # Slack repaints late
+    hook.proc.kill()
+    assert (await hook.finished()).code == -signal.SIGKILL
+    record = await server.provider.asks.wait(pending.id)
+    assert (record.verdict, record.error, record.decided_by) == (
+        Verdict.WITHDRAWN,
+        AskError(
+            code=ErrorCode.ASK_ABORTED,
+            message="ask_user_question was aborted before the user answered: "
+            "the asking process stopped waiting for an answer",
+        ),
+        None,
+    )
+    await emu.wait_for(lambda: emu.held("chat.update") == 1, what="the repaint under way")
+    await emu.person(ALICE).click(message, text="Allow")  # a signed click, after the lapse
+    await emu.wait_for(lambda: bool(emu.ephemerals(ALICE)), what="the late click's answer")
+    assert [e.text for e in emu.ephemerals(ALICE)] == [
+        "The agent withdrew this question; no answer is needed."
+    ]
+    repainted.set()
+    withdrawn = (
+        ":heavy_minus_sign: Withdrawn, nobody answered: the asking process stopped waiting "
+        "for an answer"
+    )
+    await emu.wait_for(
+        lambda: withdrawn in json.dumps(emu.message(CHANNEL, message.ts).blocks),
+        what="the message shown withdrawn",
+    )
+    await server.provider.idle()
+    after = await server.provider.asks.stored(pending.id)
+    assert after is not None
+    assert (after.verdict, after.answer, after.decided_by) == (Verdict.WITHDRAWN, None, None)
 
 
 async def test_a_bash_approval_asks_allow_bash_with_the_command_and_allows(

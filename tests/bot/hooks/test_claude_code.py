@@ -19,7 +19,7 @@ from slack_emulator import SlackEmulator, Slow
 
 from ..harness import ALICE, CHANNEL
 from ..service.harness import free_port, in_process
-from .hook import Hook, elicitation, posted, pre_tool_use
+from .hook import Hook, ask_posts, denied, elicitation, posted, pre_tool_use
 
 DATABASE = {
     "question": "Which database should the service use?",
@@ -538,9 +538,55 @@ async def test_an_unreachable_relay_denies_the_plan_within_seconds() -> None:
     url = f"http://127.0.0.1:{free_port()}"
     hook = await Hook.start(url, pre_tool_use("ExitPlanMode", EXIT_PLAN))
     done = await hook.finished()  # the default outage budget is 5 s, not 30
-    assert (done.code, done.output["hookSpecificOutput"]["permissionDecision"]) == (0, "deny")
-    assert done.stderr.endswith(
-        f"slack-questions hook: ASK_FAILED: the relay at {url} was unreachable for 5 s\n"
+    why = f"ASK_FAILED: the relay at {url} was unreachable for 5 s"
+    assert (done.code, done.output, done.stderr) == (
+        0,
+        denied("ExitPlanMode", why),
+        f"slack-questions hook: {why}\n",
+    )
+
+
+async def test_a_relay_that_went_down_denies_the_tool(emu: SlackEmulator, tmp_path: Path) -> None:
+    async with in_process(emu, tmp_path / "asks.db") as server:
+        url = server.url
+    done = await (await Hook.start(url, pre_tool_use("Bash", RM), "--max-outage", "0.5")).finished()
+    why = f"ASK_FAILED: the relay at {url} was unreachable for 0.5 s"
+    assert (done.code, done.output, done.stderr) == (
+        0,
+        denied("Bash", why),
+        f"slack-questions hook: {why}\n",
+    )
+
+
+async def test_a_wrong_relay_token_denies_the_tool(server: Server, emu: SlackEmulator) -> None:
+    hook = await Hook.start(
+        server.url, pre_tool_use("Bash", RM), SLACK_QUESTIONS_RELAY_TOKEN="not-the-relay-token"
+    )
+    done = await hook.finished()
+    why = "ASK_FAILED: relay POST /v1/asks: HTTP 401 UNAUTHORIZED: missing or wrong bearer token"
+    assert (done.code, done.output) == (0, denied("Bash", why))
+    assert ask_posts(emu) == []
+
+
+async def test_sigterm_withdraws_a_bash_approval_and_denies(
+    server: Server, emu: SlackEmulator
+) -> None:
+    hook = await Hook.start(server.url, pre_tool_use("Bash", RM))
+    message = await posted(emu)
+    hook.proc.send_signal(signal.SIGTERM)
+    done = await hook.finished()
+    why = "stopped before anyone answered; the ask was withdrawn in Slack"
+    assert (done.code, done.output, done.stderr) == (
+        0,
+        denied("Bash", why),
+        f"slack-questions hook: {why}\n",
+    )
+    await emu.wait_for(
+        lambda: (
+            "Withdrawn, nobody answered: the agent withdrew it through the relay"
+            in json.dumps(emu.message(CHANNEL, message.ts).blocks)
+        ),
+        what="the message shown withdrawn",
     )
 
 

@@ -38,6 +38,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from bot.hooks.claude_code import HookError, answer, failed_closed, gated, gave_up
 from bot.hooks.events import HookEvent, HookOutput, PermissionDecision
+from bot.hooks.http import StreamsTransport
 from bot.hosts import is_loopback
 from provider import UserQuestionError
 from provider.relay_client import RelayProvider
@@ -249,6 +250,7 @@ async def _answer(
         max_outage=args.max_outage,
         connect_timeout=CONNECT_TIMEOUT_S,
         expires_in=expires_in(args.wait),
+        transport=StreamsTransport(),
     ) as relay:
         work = asyncio.ensure_future(
             answer(event, relay, under=under, requester=requester, on_failure=on_failure)

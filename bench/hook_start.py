@@ -5,7 +5,9 @@ waiting, so everything the hook does before its first request is on their path. 
 server on loopback stands in for the relay: it timestamps the first byte of each connection
 and answers 401, so the hook ends at once (denied; nobody is asked). Each round starts the real
 hook with a Bash PreToolUse event on stdin, then `python -c pass` (the interpreter's own start
-and exit, the floor), interleaved so both see the same machine.
+and exit, the floor), interleaved so both see the same machine. The CPU time each process used
+(user + system, its whole run) is printed too: on a busy machine it moves far less than the
+wall-clock figures, which wait for a core.
 
     python -m bench.hook_start [--runs 20]
 """
@@ -16,6 +18,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import statistics
 import sys
 import time
@@ -85,8 +88,16 @@ def environment(url: str) -> dict[str, str]:
     }
 
 
-async def hook_once(url: str, relay: FirstBytes) -> float:
-    """Seconds from starting the hook to the relay's first byte (the hook must then deny)."""
+def cpu_of_children() -> float:
+    """CPU seconds (user + system) used so far by this process's waited-for children."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+async def hook_once(url: str, relay: FirstBytes) -> tuple[float, float]:
+    """Seconds from starting the hook to the relay's first byte (the hook must then deny),
+    and the CPU seconds its whole run used."""
+    cpu = cpu_of_children()
     started = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -104,15 +115,16 @@ async def hook_once(url: str, relay: FirstBytes) -> float:
     decision = json.loads(out)["hookSpecificOutput"]["permissionDecision"]
     assert (proc.returncode, decision) == (0, "deny"), err.decode()
     arrived = relay.arrivals.get_nowait()  # the hook answered: its request came first
-    return arrived - started
+    return arrived - started, cpu_of_children() - cpu
 
 
-async def pass_once() -> float:
-    """Seconds from starting `python -c pass` to its exit."""
+async def pass_once() -> tuple[float, float]:
+    """Seconds from starting `python -c pass` to its exit, and the CPU seconds it used."""
+    cpu = cpu_of_children()
     started = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass", cwd=ROOT)
     await proc.wait()
-    return time.perf_counter() - started
+    return time.perf_counter() - started, cpu_of_children() - cpu
 
 
 async def main(runs: int) -> None:
@@ -121,8 +133,8 @@ async def main(runs: int) -> None:
     server = await asyncio.start_server(relay.serve, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     url = f"http://127.0.0.1:{port}"
-    hook: list[float] = []
-    bare: list[float] = []
+    hook: list[tuple[float, float]] = []
+    bare: list[tuple[float, float]] = []
     try:
         await hook_once(url, relay)  # warm the file cache (.pyc files written once)
         await pass_once()
@@ -132,10 +144,12 @@ async def main(runs: int) -> None:
     finally:
         server.close()
         await server.wait_closed()
-    hook_s, bare_s = spread(hook), spread(bare)
+    hook_s, bare_s = spread([w for w, _ in hook]), spread([w for w, _ in bare])
     print(f"hook start to first relay byte   {hook_s}")
     print(f"python -c pass start to exit     {bare_s}")
     print(f"hook over python -c pass         {hook_s.median_ms - bare_s.median_ms:+7.1f} ms median")
+    print(f"hook CPU time, whole run         {spread([c for _, c in hook])}")
+    print(f"python -c pass CPU time          {spread([c for _, c in bare])}")
 
 
 if __name__ == "__main__":

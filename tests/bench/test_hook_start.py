@@ -1,4 +1,4 @@
-"""`python -m bench.hook_start` runs end to end and prints its three rows, so the bench cannot
+"""`python -m bench.hook_start` runs end to end and prints its rows, so the bench cannot
 rot unnoticed (its figures at this size mean nothing and are not judged)."""
 
 from __future__ import annotations
@@ -34,4 +34,6 @@ async def test_the_hook_start_bench_reports_the_hook_against_python_c_pass() -> 
         "hook start to first",
         "python -c pass start",
         "hook over python -c",
+        "hook CPU time, whole",
+        "python -c pass CPU",
     ]

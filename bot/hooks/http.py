@@ -30,8 +30,9 @@ class BadReply(TransportError):
 class StreamsTransport:
     """`provider.relay_client.Transport` over `asyncio.open_connection`."""
 
-    def __init__(self) -> None:
-        self._tls: ssl.SSLContext | None = None
+    def __init__(self, tls: ssl.SSLContext | None = None) -> None:
+        """`tls`: whom an https relay must prove to be (default: the system's certificates)."""
+        self._tls = tls
 
     async def request(
         self,

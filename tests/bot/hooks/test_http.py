@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import ssl
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import pytest
 
@@ -13,10 +15,16 @@ from provider.relay_client import Reply, TransportError
 
 from ..service.harness import free_port
 
+# A self-signed certificate for 127.0.0.1 and localhost (openssl req -x509, 100 years).
+TLS = Path(__file__).parent / "tls"
+
 
 @asynccontextmanager
-async def replying(raw: bytes) -> AsyncIterator[tuple[str, list[bytes]]]:
-    """A server that records each request's head and body, then sends `raw` and closes."""
+async def replying(
+    raw: bytes, tls: ssl.SSLContext | None = None
+) -> AsyncIterator[tuple[str, list[bytes]]]:
+    """A server that records each request's head and body, then sends `raw` and closes
+    (over TLS with `tls`)."""
     heads: list[bytes] = []
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -34,16 +42,17 @@ async def replying(raw: bytes) -> AsyncIterator[tuple[str, list[bytes]]]:
         await writer.drain()
         writer.close()
 
-    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    server = await asyncio.start_server(serve, "127.0.0.1", 0, ssl=tls)
+    scheme = "https" if tls else "http"
     try:
-        yield f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}", heads
+        yield f"{scheme}://127.0.0.1:{server.sockets[0].getsockname()[1]}", heads
     finally:
         server.close()
         await server.wait_closed()
 
 
-async def post(url: str) -> Reply:
-    return await StreamsTransport().request(
+async def post(url: str, trusted: ssl.SSLContext | None = None) -> Reply:
+    return await StreamsTransport(trusted).request(
         "POST",
         f"{url}/v1/asks?wait=1",
         body=b'{"a": 1}',
@@ -89,3 +98,25 @@ async def test_a_reply_that_is_not_http_is_refused() -> None:
 async def test_a_refused_connection_is_a_transport_error() -> None:
     with pytest.raises(TransportError, match="ConnectionRefusedError"):
         await post(f"http://127.0.0.1:{free_port()}")
+
+
+def relay_certificate() -> ssl.SSLContext:
+    served = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    served.load_cert_chain(TLS / "relay.crt", TLS / "relay.key")
+    return served
+
+
+async def test_an_https_relay_is_reached_over_tls_when_its_certificate_is_trusted() -> None:
+    trusted = ssl.create_default_context(cafile=TLS / "relay.crt")
+    raw = b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\n{}"
+    async with replying(raw, relay_certificate()) as (url, heads):
+        assert await post(url, trusted) == Reply(201, "{}")
+    assert heads[0].startswith(b"POST /v1/asks?wait=1 HTTP/1.1\r\n")
+
+
+async def test_an_https_relay_the_system_does_not_trust_is_refused() -> None:
+    raw = b"HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\n{}"
+    async with replying(raw, relay_certificate()) as (url, heads):
+        with pytest.raises(TransportError, match="CERTIFICATE_VERIFY_FAILED"):
+            await post(url)
+    assert heads == []  # nothing was sent, not even the token

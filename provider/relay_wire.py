@@ -20,6 +20,8 @@ from .types import (
 
 IdempotencyKey = Annotated[Text, Field(min_length=1, max_length=200)]
 MAX_WAIT_SECONDS = 60
+# `expires_in`: at least a second, at most a day (a longer wait is a plan review's policy).
+MAX_EXPIRES_IN_SECONDS = 86400
 # 409: an idempotency key already made an ask with a different body.
 IDEMPOTENCY_CONFLICT = "IDEMPOTENCY_CONFLICT"
 NOT_UNIQUE = "NOT_UNIQUE"
@@ -82,6 +84,14 @@ class CreateAsk(WireModel):
     agent: AgentRef | None = None
     idempotency_key: IdempotencyKey | None = None
     thread: ThreadRoute | None = None
+    expires_in: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_EXPIRES_IN_SECONDS,
+        description="Seconds after which the relay withdraws the ask if nobody answered: the "
+        "asking process will have stopped waiting by then (a hook killed at its timeout runs "
+        "no handler to withdraw it). A later click is refused as withdrawn.",
+    )
 
     @field_validator("questions")
     @classmethod

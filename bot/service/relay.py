@@ -1,6 +1,7 @@
 """The relay API: agents in any process or language ask through HTTP; one table maps errors.
 
-POST   /v1/asks              create (idempotent with idempotency_key) -> 201 {id, state}
+POST   /v1/asks              create (idempotent with idempotency_key; withdrawn after
+                             expires_in seconds if nobody answered) -> 201 {id, state}
 GET    /v1/asks/{id}?wait=S  state, answer or error; held open up to S <= 60 s while pending
 DELETE /v1/asks/{id}         withdraw -> ASK_ABORTED
 GET    /v1/asks?state=…      list, newest first
@@ -208,6 +209,7 @@ class RelayServer:
                 agent_name=body.agent.name if body.agent else None,
                 idempotency_key=_scoped(agent_id, body.idempotency_key),
                 route=route,
+                expires_in=body.expires_in,
             )
         except UserQuestionError as error:
             return problem(error.code, error.message, _fields_of(error, ask_request))

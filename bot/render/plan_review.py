@@ -157,6 +157,7 @@ def plan_review_message(
                     text=PlainTextObject(text=truncate(label, BUTTON_TEXT_MAX), emoji=False),
                     value=OptionRef(ask_id, index).encode(),
                     style="primary",
+                    # The policy's `confirm` (on unless it says otherwise).
                     confirm=ConfirmObject(
                         title="Approve this plan?",
                         text=truncate(
@@ -165,7 +166,9 @@ def plan_review_message(
                         ),
                         confirm="Approve",
                         deny="Not yet",
-                    ),
+                    )
+                    if status.confirm
+                    else None,
                 ),
             )
         else:

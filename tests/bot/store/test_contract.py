@@ -88,6 +88,7 @@ def full_record() -> AskRecord:
         created_at=1700000000.25,
         agent_id="planner-7",
         agent_name="Release planner",
+        requester="U0ALICE001",
         idempotency_key="key-full",
         channel="C1",
         thread_ts="1700000000.000100",

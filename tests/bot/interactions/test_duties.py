@@ -271,9 +271,12 @@ async def forged_click(emu: SlackEmulator, message: Message, user: str, option: 
     delivery = await emu.person(user).click(message, text="Deny")
     emu.request_url = url
     assert url is not None
-    payload: dict[str, object] = dict(delivery.payload)
-    [action] = payload["actions"]  # type: ignore[misc]
-    ask_id = Ref.decode(action["value"]).ask_id  # type: ignore[attr-defined]
+    payload = dict(delivery.payload)
+    actions = payload["actions"]
+    assert isinstance(actions, list)
+    [action] = actions
+    assert isinstance(action, dict)
+    ask_id = Ref.decode(str(action["value"])).ask_id
     forged = {
         **action,
         "action_id": f"{Action.PICK}.{option}",

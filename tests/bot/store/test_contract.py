@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -118,6 +119,12 @@ async def test_an_added_ask_reads_back_equal_to_the_record_stored(store: AskStor
     record = full_record()
     assert await store.add(record) == (record, True)
     assert await store.get("ask-full") == record
+
+
+def test_an_ask_stored_before_requesters_were_kept_reads_back_with_none() -> None:
+    stored = full_record().model_dump(mode="json")
+    del stored["requester"]
+    assert AskRecord.model_validate_json(json.dumps(stored)).requester is None
 
 
 async def test_adding_an_ask_logs_one_created_event_at_its_creation_time(store: AskStore) -> None:

@@ -34,7 +34,7 @@ nothing names the case, `[default]` applies. A tool approval is first matched ag
     [[tools]]
     tool = "mcp__prod__*"
     approve_in_slack = false                  # never approved from chat…
-    where = "the change board, https://cab.example/"   # …the card says where instead
+    where = "in the change board, https://cab.example/"   # "Approve it …": where instead
 
 A `[[tools]]` rule matches a tool approval when its `tool` glob matches the tool's name and
 each of its `args` globs matches that field of the tool's input: the field's string value,
@@ -63,7 +63,8 @@ is a question. What each key counts for:
   it; their decline counts): plan reviews and tool approvals;
 - `remind_after`, `expire_after`: plan reviews;
 - `approve_in_slack` (default true; false: no approval from chat counts, a decline does) and
-  `where`: tool approvals, so only in `[[tools]]` and `kinds.tool-approval` tables.
+  `where` (read after "Approve it", e.g. "in the deploy console"): tool approvals, so only in
+  `[[tools]]` and `kinds.tool-approval` tables.
 
 A table of one kind refuses a key that does not count for it: a setting nothing would enforce
 must not read as a promise.

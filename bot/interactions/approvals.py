@@ -109,7 +109,8 @@ class Approvals:
         tool = review_on_clicks(live.layout) == "tool-approval"
         decline = "deny" if tool else "decline"
         if tool and not policy.approve_in_slack:
-            where = f" Approve it in {policy.where}." if policy.where else ""
+            # `where` reads after "Approve it", as on the card: "in the deploy console".
+            where = f" Approve it {policy.where}." if policy.where else ""
             return (
                 "not approved from Slack",
                 f"This tool may not be allowed from Slack.{where} Nothing changed; you may "

@@ -214,7 +214,7 @@ approvals = 2
 tool = "mcp__deploy__*"
 args = {{ dry_run = "false", target = "prod" }}
 approve_in_slack = false
-where = "the change board"
+where = "in the change board"
 
 [[tools]]
 tool = "Bash"
@@ -298,7 +298,7 @@ def test_a_tool_rule_reads_its_keys_and_defaults(tool_rules: ReviewPolicies) -> 
         False,
     )
     assert (push.approve_in_slack, push.where) == (True, None)
-    assert (deploy.approve_in_slack, deploy.where) == (False, "the change board")
+    assert (deploy.approve_in_slack, deploy.where) == (False, "in the change board")
     assert (bash.confirm, bash.requester_may_approve) == (False, True)
 
 

@@ -69,7 +69,7 @@ async def relay_ask(
         request(question), agent_id="dev/session-1", requester=requester
     )
     posted = await bot.provider.posting.post(record.id)
-    return posted, await bot.posted()
+    return posted, await bot.posted(len(bot.ask_posts()))  # the newest: this one
 
 
 async def answer_of(bot: Bot, record: AskRecord) -> list[str]:
@@ -207,6 +207,7 @@ async def test_a_tool_rule_with_two_approvals_needs_a_second_reviewer(
         e for e in await bot.provider.store.events(record.id) if e.kind is EventKind.APPROVED
     ]
     assert (approved.actor, approved.detail) == (ALICE, "1/2")
+    assert f"1 of 2 approvals: <@{ALICE}>" in json.dumps(bot.now(message).blocks)
     await emu.person(BOB).click(bot.now(message), text="Allow")
     assert (await asking).answers[0].selected == ["Allow"]
     decided = await stored(bot)
@@ -300,7 +301,7 @@ async def forged_click(emu: SlackEmulator, message: Message, user: str, option: 
 
 @pytest.fixture
 async def never_in_slack(emu: SlackEmulator) -> AsyncIterator[Bot]:
-    rule = ToolRule(tool="Bash", approve_in_slack=False, where="the change board")
+    rule = ToolRule(tool="Bash", approve_in_slack=False, where="in the change board")
     async with running_bot(emu, review=ReviewPolicies(tools=(rule,))) as bot:
         yield bot
 
@@ -323,6 +324,20 @@ async def test_an_allow_of_a_tool_never_approved_from_slack_is_refused(
     assert await answer_of(bot, before) == ["Deny"]
 
 
+async def test_a_tool_never_approved_from_slack_has_no_allow_and_says_where(
+    never_in_slack: Bot,
+) -> None:
+    _, message = await relay_ask(never_in_slack, PUSH, requester=None)
+    buttons = [
+        e["text"]["text"] for b in message.blocks if b["type"] == "actions" for e in b["elements"]
+    ]
+    assert "Allow" not in buttons
+    assert "Deny" in buttons
+    assert "Approve it in the change board; you may deny it here." in json.dumps(
+        message.blocks, ensure_ascii=False
+    )
+
+
 async def test_a_tool_never_approved_from_slack_says_so_in_its_status(
     never_in_slack: Bot,
 ) -> None:
@@ -332,7 +347,7 @@ async def test_a_tool_never_approved_from_slack_says_so_in_its_status(
     assert (status.policy, status.in_slack, status.where, status.confirm) == (
         "tools.0",
         False,
-        "the change board",
+        "in the change board",
         True,
     )
     assert (status.requester, status.requester_may_approve) == (ALICE, False)
@@ -364,3 +379,27 @@ async def test_a_plan_reviews_approve_asks_for_confirmation_only_where_the_polic
             if e["text"]["text"] == "Approve"
         ]
         assert "confirm" not in approve
+
+
+def allow_button(message: Message) -> dict[str, object]:
+    [allow] = [
+        e
+        for b in message.blocks
+        if b["type"] == "actions"
+        for e in b["elements"]
+        if e["text"]["text"] == "Allow"
+    ]
+    return dict(allow)
+
+
+async def test_allow_asks_for_confirmation_unless_the_tool_rule_says_not_to(
+    emu: SlackEmulator,
+) -> None:
+    policy = ReviewPolicies(tools=(ToolRule(tool="Bash", args={"command": "ls*"}, confirm=False),))
+    async with running_bot(emu, review=policy) as bot:
+        _, pushing = await relay_ask(bot, PUSH, requester=None)
+        listing = {**PUSH, "id": "ls", "intent": {**PUSH["intent"], "input": {"command": "ls"}}}  # type: ignore[dict-item]
+        record, listed = await relay_ask(bot, listing, requester=None)
+        assert record.policy == "tools.0"
+        assert "confirm" in allow_button(pushing)
+        assert "confirm" not in allow_button(listed)

@@ -171,7 +171,10 @@ class Playground:
             self._unfilled.pop(act.view_id, None)
             if result.unfilled:
                 self._unfilled[act.view_id] = frozenset(result.unfilled)
-        return web.json_response(result.model_dump())
+        # `unfilled` only when a Submit was refused: every other answer keeps its shape.
+        return web.json_response(
+            result.model_dump(exclude=None if result.unfilled else {"unfilled"})
+        )
 
 
 async def _to_page(request: web.Request) -> web.Response:

@@ -9,7 +9,8 @@ always takes its own lease again, so in one process a lease never keeps anybody 
 lease still tells there is what a crash left behind — a lapsed thread lease says a root may
 be in Slack unrecorded — so `THREAD` leases stay in the store, and `POST` and `REMIND`
 leases are granted in memory (a restart takes every pending ask back as recovering anyway):
-2 of the 5 store round trips of a post saved.
+2 of the 5 store round trips of a post saved. Every process there is the same replica
+(`ALONE`), so a restart on another port or host takes what a dead one held at once.
 
 Stored lease names are `<kind>:<key>` (`post:<ask id>`…), the same for every version, so
 replicas of different versions keep excluding each other.

@@ -32,13 +32,6 @@ AGENT = {"id": "session-1", "name": "Planner"}
 # At most, Slack holds a call the test kills the service during (released once it has).
 IN_FLIGHT_S = 10.0
 
-SESSIONS = 20
-# B's network delay to PostgreSQL, each way: between B's read of "no thread" and its next
-# lease attempt lie 100 ms, so A's recording of a thread often falls in between.
-B_LATENCY_S = 0.05
-# At most, Slack holds A's roots (well inside the thread lease, so A's leases never lapse).
-HOLD_S = 5.0
-
 
 @pytest.fixture
 async def http() -> AsyncIterator[aiohttp.ClientSession]:
@@ -241,6 +234,13 @@ async def stored(postgres_url: str, ask_id: str) -> AskRecord:
 
 
 # --- 3. two replicas, one new session ----------------------------------------------------------
+
+SESSIONS = 20
+# B's network delay to PostgreSQL, each way: between B's read of "no thread" and its next
+# lease attempt lie 100 ms, so A's recording of a thread often falls in between.
+B_LATENCY_S = 0.05
+# At most, Slack holds A's roots (well inside the thread lease, so A's leases never lapse).
+HOLD_S = 5.0
 
 
 @contextlib.asynccontextmanager

@@ -365,15 +365,16 @@ class Asks:
             self._tasks.spawn(self._reshow(live), name=f"reshow {record.id}")
         return True
 
-    async def show(self, live: LiveAsk) -> bool:
+    async def show(self, live: LiveAsk, *, where: ThreadRef | None = None) -> bool:
         """Replace the controls of every posted part with the settlement; once every part
         shows it, the record is marked `shown`. False if Slack refused an update.
 
         A part that may be in Slack though nobody recorded it (an ask taken from the store:
-        a crashed process's post, another replica's) is looked for first: a click on its
-        buttons may be what settled the ask, and they must not stay live. False, too, while
-        Slack cannot be asked whether it is there."""
-        if not await self._find_unrecorded(live):
+        a crashed process's post, another replica's) is looked for first — in its channel,
+        else `where` its session posts —: a click on its buttons may be what settled the
+        ask, and they must not stay live. False, too, while Slack cannot be asked whether
+        it is there."""
+        if not await self._find_unrecorded(live, where):
             return False
         record = live.record
         shown = await self._messages.show_decision(record, live.layout)
@@ -384,11 +385,13 @@ class Asks:
             self.observers.saved(live.record, event)
         return shown
 
-    async def _find_unrecorded(self, live: LiveAsk) -> bool:
-        """Add to `live.record` the parts Slack has but the record lacks; False if Slack
-        could not tell. In one process, an ask made here has none: its posts are recorded
-        under the lock its settlement waits for."""
+    async def _find_unrecorded(self, live: LiveAsk, where: ThreadRef | None) -> bool:
+        """Add to `live.record` the parts Slack has but the record lacks (and the place they
+        were found in); False if Slack could not tell. In one process, an ask made here has
+        none: its posts are recorded under the lock its settlement waits for."""
         record = live.record
+        if record.channel is None and where is not None:
+            record = record.evolve(channel=where.channel, thread_ts=where.thread_ts)
         if not (live.recovering or self._shared) or record.channel is None:
             return True
         found: list[str] = []

@@ -27,7 +27,7 @@ from bot.slack.api import SlackCallFailed
 from bot.slack.messages import AskMessages
 from bot.slack.pacing import Dropped, QueuedTurn
 from bot.slack.threads import NoChannel, Threads
-from bot.store import AskRecord, AskStore, EventKind
+from bot.store import AskRecord, AskStore, EventKind, ThreadRef
 from bot.store.leases import LeaseKind, Leases
 from bot.tasks import Tasks
 from provider import ErrorCode, UserQuestionError
@@ -179,8 +179,8 @@ class Posting:
         for record in await self._store.recent(limit=RESHOW_RECENT):
             if record.settled and not record.shown:
                 # Its message may be in Slack unrecorded (settled by a click on it): looked for.
-                placed = await self._where_posted(record)
-                await self._asks.show(LiveAsk(placed, lay_out(record.request), recovering=True))
+                ended = LiveAsk(record, lay_out(record.request), recovering=True)
+                await self._asks.show(ended, where=await self._where_posted(record))
         resumed = []
         for record in await self._store.pending():
             live = self._held.take(record)
@@ -190,15 +190,12 @@ class Posting:
         self._observers.recovered(resumed)
         return resumed
 
-    async def _where_posted(self, record: AskRecord) -> AskRecord:
-        """`record` with the channel and thread its message went to if it was posted: a
-        place given before a crash is saved with the first post only."""
+    async def _where_posted(self, record: AskRecord) -> ThreadRef | None:
+        """Where the ask's message went if it was posted (a place given before a crash is
+        saved with the first post only); None if it has no place (nothing was posted)."""
         if record.channel is not None:
-            return record
-        where = await self._threads.known(record.agent_id)
-        if where is None:
-            return record  # its session's thread was never opened: nothing of it was posted
-        return record.evolve(channel=where.channel, thread_ts=where.thread_ts)
+            return ThreadRef(channel=record.channel, thread_ts=record.thread_ts)
+        return await self._threads.known(record.agent_id)
 
     def _resume(self, live: LiveAsk) -> None:
         # An ask taken in hand: what is not posted yet is queued; a fully posted one is

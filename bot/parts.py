@@ -141,7 +141,7 @@ def build(
     if metrics is not None:
         observers.append(AskMetrics(metrics))
     kept = store or MemoryStore()
-    leases = Leases(kept, new_owner(replica), clock=clock, shared=shared)
+    leases = Leases(kept, new_owner(replica, shared=shared), clock=clock, shared=shared)
     posts = ChannelPosts(client)
     threads = Threads(kept, settings.channel, posts=posts, clock=clock, leases=leases)
     messages = AskMessages(client, kept, settings.review, clock, posts=posts)

@@ -25,6 +25,7 @@ from bot.outcomes import ENDINGS, Verdict
 from bot.render import Unshowable, lay_out
 from bot.render.layout import AskLayout
 from bot.review import AskKind, ReviewPolicies, enforced_on_clicks, kind_of
+from bot.slack.api import SlackCallFailed
 from bot.slack.messages import AskMessages
 from bot.store import (
     AskEvent,
@@ -352,8 +353,13 @@ class Asks:
         show_later: bool = False,
     ) -> bool:
         ending = ENDINGS[verdict]
+        placed = live.record
         if self._shared and not await self.held_asks.refresh(live):
             return False  # another replica ended it
+        if live.record.channel is None and placed.channel is not None:
+            # A place given here and not saved yet (it is saved with the first post) is
+            # kept: it is where a message nobody recorded is looked for (`show`).
+            live.record = live.record.evolve(channel=placed.channel, thread_ts=placed.thread_ts)
         record = live.record.model_copy(
             update={
                 "state": ending.state,
@@ -393,9 +399,17 @@ class Asks:
             self._tasks.spawn(self._reshow(live), name=f"reshow {record.id}")
         return True
 
-    async def show(self, live: LiveAsk) -> bool:
+    async def show(self, live: LiveAsk, *, where: ThreadRef | None = None) -> bool:
         """Replace the controls of every posted part with the settlement; once every part
-        shows it, the record is marked `shown`. False if Slack refused an update."""
+        shows it, the record is marked `shown`. False if Slack refused an update.
+
+        A part that may be in Slack though nobody recorded it (an ask taken from the store:
+        a crashed process's post, another replica's) is looked for first — in its channel,
+        else `where` its session posts —: a click on its buttons may be what settled the
+        ask, and they must not stay live. False, too, while Slack cannot be asked whether
+        it is there."""
+        if not await self._find_unrecorded(live, where):
+            return False
         record = live.record
         shown = await self._messages.show_decision(record, live.layout)
         if shown and record.settled and not record.shown:
@@ -404,6 +418,31 @@ class Asks:
             await self._store.save(live.record, event)
             self.observers.saved(live.record, event)
         return shown
+
+    async def _find_unrecorded(self, live: LiveAsk, where: ThreadRef | None) -> bool:
+        """Add to `live.record` the parts Slack has but the record lacks (and the place they
+        were found in); False if Slack could not tell. In one process, an ask made here has
+        none: its posts are recorded under the lock its settlement waits for."""
+        record = live.record
+        if record.channel is None and where is not None:
+            record = record.evolve(channel=where.channel, thread_ts=where.thread_ts)
+        if not (live.recovering or self._shared) or record.channel is None:
+            return True
+        found: list[str] = []
+        # Parts go out in order, each once the one before is recorded: what the record
+        # lacks is a tail, and the first part of it not in Slack ends the search.
+        for part in range(len(record.message_ts), len(live.layout.parts)):
+            try:
+                ts = await self._messages.find(record, part)
+            except SlackCallFailed as failed:
+                log.warning("ask %s: cannot look for its unrecorded message: %s", record.id, failed)
+                return False
+            if ts is None:
+                break
+            found.append(ts)
+        if found:
+            live.record = record.evolve(message_ts=[*record.message_ts, *found])
+        return True
 
     async def _reshow(self, live: LiveAsk) -> None:
         start = self._clock.now()

@@ -4,14 +4,17 @@ An ask is placed first (its session's channel and thread, opening the thread if 
 then posted now (`post`) or queued in its channel's lane (`post_soon`, holding no task while
 it waits). Each part is posted under the ask's posting lease, so two replicas never post one
 ask, and recorded with compare-and-set, so a part posted is never recorded twice. After a
-restart (`recover`) and for what other replicas leave (`sweep`), what is not fully posted is
-queued again; a part that may already be in Slack is looked for before it is posted.
+restart (`recover`), and periodically on every store for what was left (`sweep`: a post whose
+lease a dead process held, what other replicas leave), what is not fully posted is queued
+again; a part that may already be in Slack is looked for before it is posted.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bot.asks.lifecycle import ADVANCE_TRIES, RETRY_AFTER, Asks
@@ -24,7 +27,7 @@ from bot.slack.api import SlackCallFailed
 from bot.slack.messages import AskMessages
 from bot.slack.pacing import Dropped, QueuedTurn
 from bot.slack.threads import NoChannel, Threads
-from bot.store import AskRecord, AskStore, EventKind
+from bot.store import AskRecord, AskStore, EventKind, ThreadRef
 from bot.store.leases import LeaseKind, Leases
 from bot.tasks import Tasks
 from provider import ErrorCode, UserQuestionError
@@ -76,6 +79,9 @@ class Posting:
         self._on_turn = self._post_on_turn
         # Other processes post from the same store: read an ask again before posting it.
         self._shared = shared
+        # Asks being posted, placed or waiting to be tried again (how many times each, as
+        # those nest): the periodic pass leaves them alone.
+        self._busy: Counter[str] = Counter()
 
     async def post(self, ask_id: str) -> AskRecord:
         """Post every part of the ask not yet posted (none twice); `ASK_FAILED` on refusal."""
@@ -85,9 +91,25 @@ class Posting:
             if record is None:
                 raise KeyError(ask_id)
             return record
-        await self._place(live)
-        await self._post(live)
+        with self._busy_with(live):
+            await self._place(live)
+            await self._post(live)
         return live.record
+
+    @contextlib.contextmanager
+    def _busy_with(self, live: LiveAsk) -> Iterator[None]:
+        """Mark the ask as in this process's hands (the periodic pass skips it) meanwhile."""
+        self._busy[live.record.id] += 1
+        try:
+            yield
+        finally:
+            self._done_with(live)
+
+    def _done_with(self, live: LiveAsk) -> None:
+        ask_id = live.record.id
+        self._busy[ask_id] -= 1
+        if not self._busy[ask_id]:
+            del self._busy[ask_id]
 
     def post_soon(self, ask_id: str) -> None:
         """Post the ask in the background, in its channel's lane: it holds no task while it
@@ -155,8 +177,10 @@ class Posting:
         posting rate (1,000 unposted asks in one channel take ~17 minutes to post). The
         observers hear which asks were taken back."""
         for record in await self._store.recent(limit=RESHOW_RECENT):
-            if record.settled and not record.shown and record.message_ts:
-                await self._asks.show(LiveAsk(record, lay_out(record.request)))
+            if record.settled and not record.shown:
+                # Its message may be in Slack unrecorded (settled by a click on it): looked for.
+                ended = LiveAsk(record, lay_out(record.request), recovering=True)
+                await self._asks.show(ended, where=await self._where_posted(record))
         resumed = []
         for record in await self._store.pending():
             live = self._held.take(record)
@@ -166,6 +190,13 @@ class Posting:
         self._observers.recovered(resumed)
         return resumed
 
+    async def _where_posted(self, record: AskRecord) -> ThreadRef | None:
+        """Where the ask's message went if it was posted (a place given before a crash is
+        saved with the first post only); None if it has no place (nothing was posted)."""
+        if record.channel is not None:
+            return ThreadRef(channel=record.channel, thread_ts=record.thread_ts)
+        return await self._threads.known(record.agent_id)
+
     def _resume(self, live: LiveAsk) -> None:
         # An ask taken in hand: what is not posted yet is queued; a fully posted one is
         # told to the observers (its deadlines start again).
@@ -174,22 +205,29 @@ class Posting:
         elif not live.claimed:
             self._observers.posted(live)
 
-    async def _post(self, live: LiveAsk, turn: QueuedTurn | None = None) -> None:
+    async def _post(
+        self, live: LiveAsk, turn: QueuedTurn | None = None, *, retry: bool = False
+    ) -> None:
         """Post every part not yet posted; on failure the ask fails with Slack's error.
-        `turn`: its lane's turn, when it was queued (its first post goes on it).
+        `turn`: its lane's turn, when it was queued (its first post goes on it). `retry`:
+        a try of `_post_later`, which tries again itself if Slack still cannot tell.
 
         Under the ask's posting lease, so two replicas never post one ask: the one without
         it leaves the work to the holder (or, if the holder dies, to whoever sweeps next)."""
+        with self._busy_with(live):
+            await self._post_leased(live, turn, retry)
+
+    async def _post_leased(self, live: LiveAsk, turn: QueuedTurn | None, retry: bool) -> None:
         async with self._leases.hold(LeaseKind.POST, live.record.id, POST_LEASE_S) as lease:
             if lease is None:
-                return
+                return  # the periodic pass tries again (the holder may have died)
             async with live.posting:
                 if lease.lapsed is not None:
                     live.recovering = True  # its holder died: a part may be in Slack already
                 if self._shared and not await self._catch_up(live):
                     return  # it ended elsewhere while it waited
                 failure = await self._post_parts(live, turn)
-        await self._posting_ended(live, failure)
+        await self._posting_ended(live, failure, retry=retry)
 
     async def _catch_up(self, live: LiveAsk) -> bool:
         """Read the ask again before deciding which parts remain: while this copy waited
@@ -202,13 +240,18 @@ class Posting:
             live.record = live.record.evolve(channel=placed.channel, thread_ts=placed.thread_ts)
         return True
 
-    async def _posting_ended(self, live: LiveAsk, failure: _Failure | None) -> None:
+    async def _posting_ended(
+        self, live: LiveAsk, failure: _Failure | None, *, retry: bool = False
+    ) -> None:
         if failure is None:
             if self._held.live(live.record.id) is not None and not live.claimed:
                 self._observers.posted(live)
             return
         if isinstance(failure, _Deferred):
             log.warning("ask %s stays pending until Slack answers: %s", live.record.id, failure.why)
+            if retry:
+                return  # its retries go on (one series of them, not one more per try)
+            self._busy[live.record.id] += 1  # until its last try (`_post_later`)
             self._tasks.spawn(self._post_later(live), name=f"post later {live.record.id}")
             return
         await self._asks.settle(live.record.id, Verdict.FAILED, reason=str(failure))
@@ -231,7 +274,11 @@ class Posting:
                     # (The turn serves the first post only: the lane takes it back then.)
                     ts = await self._messages.post(live.record, live.layout, part, on=turn)
                 if not await self._record_post(live, part, ts):
-                    return None  # settled meanwhile (withdrawn, answered elsewhere)
+                    # Settled elsewhere meanwhile (withdrawn, answered on another replica):
+                    # the message just posted must not keep live buttons.
+                    posted = live.record.evolve(message_ts=[*live.record.message_ts[:part], ts])
+                    await self._asks.show(LiveAsk(posted, live.layout))
+                    return None
                 record = live.record
                 self._held.file_for_replies(live)
         except (SlackCallFailed, NoChannel) as error:
@@ -269,6 +316,13 @@ class Posting:
         raise RuntimeError(f"ask {live.record.id}: part {part} at {ts} could not be recorded")
 
     async def _post_later(self, live: LiveAsk) -> None:
+        # Meanwhile the periodic pass leaves it alone; after the last try it takes it up.
+        try:
+            await self._try_again(live)
+        finally:
+            self._done_with(live)
+
+    async def _try_again(self, live: LiveAsk) -> None:
         start = self._clock.now()
         for delay in RETRY_AFTER:
             if not await self._tasks.wait_until(self._clock, start + delay):
@@ -276,24 +330,37 @@ class Posting:
             if self._held.live(live.record.id) is None:
                 return
             try:
-                await self._post(live)
+                await self._post(live, retry=True)
             except UserQuestionError:
                 return  # it failed for good, and says so
             if live.fully_posted:
                 return
 
     async def sweep(self) -> None:
-        """Take in hand what other replicas leave: pending asks not yet (fully) posted are
-        queued in their channel (posted once: under their lease, when their turn comes), and
-        copies of asks that ended elsewhere dropped. Replicas sharing a store run this
-        periodically; it does not wait for the posts."""
+        """Post what was left unposted; run periodically on every store, it does not wait for
+        the posts. Pending asks not yet (fully) posted, in no lane and not waiting to be
+        tried again, are queued in their channel (posted once: under their lease, when their
+        turn comes): an ask whose post lease was refused (a crashed process held it, under
+        another name) is posted once that lease lapses.
+
+        With replicas sharing the store it also takes in hand what other replicas left (an
+        ask a dead replica never posted, an ask another replica created), and drops copies
+        of asks that ended elsewhere. Alone on its store, this process holds every pending
+        ask already: nothing is read."""
+        if not self._shared:
+            for live in self._held.all():
+                if not (
+                    live.fully_posted or live.claimed or live.in_lane or self._busy[live.record.id]
+                ):
+                    self.post_soon(live.record.id)
+            return
         pending = {record.id: record for record in await self._store.pending()}
         for live in self._held.all():
             if live.record.id not in pending and not live.claimed:
                 await self._held.refresh(live)
         for record in pending.values():
             held = self._held.take(record)
-            if held is None or held.claimed or held.in_lane:
+            if held is None or held.claimed or held.in_lane or self._busy[record.id]:
                 continue  # (an ask in its lane is posted on its turn in its channel)
             if record.version > held.record.version:
                 held.record = record

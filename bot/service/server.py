@@ -45,8 +45,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE_SECONDS = 5.0
-# Replicas sharing a store: how often each takes in hand what another left (an ask a dead
-# replica never posted, an ask another replica created) and drops copies that ended elsewhere.
+# How often what was left unposted is posted (`Posting.sweep`, on every store: an ask whose
+# post lease a crashed process held under another name); replicas sharing a store also take
+# in hand what another left and drop copies that ended elsewhere.
 SWEEP_EVERY_S = 2.0
 
 
@@ -92,11 +93,10 @@ class Server:
         self.socket = socket
         self.metrics = self.parts.metrics
         self.notifier = notifier
-        self._sweeper: asyncio.Task[None] | None = None
         if notifier is not None:
             # Other replicas settle asks too: their notifications wake our waiters.
             notifier.hear(self.parts.asks.waiters)
-            self._sweeper = asyncio.create_task(self._sweep(), name="sweep")
+        self._sweeper: asyncio.Task[None] | None = asyncio.create_task(self._sweep(), name="sweep")
 
     @property
     def url(self) -> str:
@@ -173,7 +173,7 @@ class Server:
             try:
                 await self.parts.posting.sweep()
             except Exception:
-                log.exception("sweeping the shared store failed; trying again")
+                log.exception("sweeping the store failed; trying again")
 
 
 def _retention(config: Config, parts: Parts, timings: Timings) -> Retention | None:

@@ -56,6 +56,13 @@ class Threads:
         """Send every later ask of `session` to `ref` (e.g. the thread that started the agent)."""
         await self._store.set_thread(session, ref)
 
+    async def known(self, session: str | None) -> ThreadRef | None:
+        """Where the session's asks are posted, if it is known already (no root is posted
+        here): the top level of the channel for no session, else its recorded thread."""
+        if session is None:
+            return ThreadRef(channel=self._channel) if self._channel is not None else None
+        return await self._store.thread(session)
+
     async def for_session(
         self, session: str | None, agent_name: str | None, *, ask_id: str
     ) -> ThreadRef:
@@ -72,6 +79,10 @@ class Threads:
                         # Another replica is opening it: wait for its thread, or its lease to lapse.
                         await asyncio.sleep(THREAD_POLL_S)
                         continue
+                    # Read again under the lease: another replica may have opened the thread
+                    # and given the lease back since the read above (a second root otherwise).
+                    if (known := await self._store.thread(session)) is not None:
+                        return known
                     found = await self._find_root(session) if lease.lapsed else None
                     ref = found or await self._post_root(session, agent_name)
                     known = await self._store.claim_thread(session, ref)

@@ -9,7 +9,8 @@ always takes its own lease again, so in one process a lease never keeps anybody 
 lease still tells there is what a crash left behind — a lapsed thread lease says a root may
 be in Slack unrecorded — so `THREAD` leases stay in the store, and `POST` and `REMIND`
 leases are granted in memory (a restart takes every pending ask back as recovering anyway):
-2 of the 5 store round trips of a post saved.
+2 of the 5 store round trips of a post saved. Every process there is the same replica
+(`ALONE`), so a restart on another port or host takes what a dead one held at once.
 
 Stored lease names are `<kind>:<key>` (`post:<ask id>`…), the same for every version, so
 replicas of different versions keep excluding each other.
@@ -47,10 +48,18 @@ def lease_name(kind: LeaseKind, key: str) -> str:
     return f"{kind.value}:{key}"
 
 
-def new_owner(replica: str | None = None) -> str:
+# The replica name of every process on a store no replica shares: one process uses it at a
+# time, so a lease another owner holds there was left by a dead one, whatever its host and port.
+ALONE = "alone"
+
+
+def new_owner(replica: str | None = None, *, shared: bool = True) -> str:
     """This process as a lease owner: the replica (a name stable across restarts, so a
-    restarted replica takes its predecessor's leases at once), then this incarnation."""
-    return f"{replica or 'replica-' + secrets.token_hex(6)}#{secrets.token_hex(4)}"
+    restarted replica takes its predecessor's leases at once), then this incarnation. Not
+    `shared`: the replica is `ALONE`, so a restart under another name (port, host) takes
+    over at once too."""
+    name = replica if shared else ALONE
+    return f"{name or 'replica-' + secrets.token_hex(6)}#{secrets.token_hex(4)}"
 
 
 _GRANTED = Lease()

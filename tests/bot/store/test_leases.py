@@ -39,6 +39,15 @@ def test_an_owner_names_its_replica_then_this_incarnation() -> None:
     assert new_owner().startswith("replica-")
 
 
+async def test_unshared_a_restart_on_another_port_takes_a_dead_ones_lease_at_once() -> None:
+    store, clock = CountingStore(), ManualClock(start=10.0)
+    dead = Leases(store, new_owner("host-1:3000", shared=False), clock=clock, shared=False)
+    await dead.take(LeaseKind.THREAD, "planner-7", 10.0)  # killed while it held it
+    restarted = Leases(store, new_owner("host-1:3001", shared=False), clock=clock, shared=False)
+    async with restarted.hold(LeaseKind.THREAD, "planner-7", 10.0) as lease:
+        assert lease == Lease(lapsed=dead.owner)
+
+
 async def test_an_unshared_post_lease_is_granted_without_asking_the_store() -> None:
     store = CountingStore()
     leases = Leases(store, "replica-a#1", clock=ManualClock(), shared=False)

@@ -78,6 +78,9 @@ def _service(argv: Sequence[str]) -> int:
         if "LOG_LEVEL" not in os.environ:
             # The terminal is the offline UI: only what needs attention goes between its lines.
             logging.getLogger().setLevel(logging.WARNING)
+            # A refused relay request is the agent's mistake, told to it in the response;
+            # between the terminal's lines it would read as the person's problem.
+            logging.getLogger("bot.service.relay").setLevel(logging.ERROR)
 
         return asyncio.run(
             _until_signalled(

@@ -131,6 +131,32 @@ async def test_offline_mode_serves_the_relay_and_the_playground_answers_its_asks
     assert code == 0, "".join(seen)
 
 
+async def test_refused_relay_requests_do_not_print_into_the_offline_terminal() -> None:
+    token = "offline-relay-token-0123456789"
+    env = {**offline_env(), "SLACK_QUESTIONS_RELAY_TOKEN": token}
+    proc = await start_bot("--port", "0", "--no-demo", env=env, stdin=asyncio.subprocess.PIPE)
+    assert proc.stdout is not None
+    seen: list[str] = []
+    try:
+        listening = await read_until(proc.stdout, "The service listens on", seen)
+        service = listening.split("listens on ", 1)[1].split(" ", 1)[0]
+        await read_until(proc.stdout, "Type h for help", seen)
+        async with aiohttp.ClientSession() as http:
+            wrong = await http.post(f"{service}/v1/asks", headers={"Authorization": "Bearer x"})
+            garbage = await http.post(
+                f"{service}/v1/asks", headers={"Authorization": f"Bearer {token}"}, data=b"{"
+            )
+        assert (wrong.status, garbage.status) == (401, 400)
+    finally:
+        if proc.returncode is None:
+            proc.send_signal(signal.SIGTERM)
+        rest = (await asyncio.wait_for(proc.stdout.read(), 30)).decode()
+        code = await asyncio.wait_for(proc.wait(), 30)
+    output = "".join(seen) + rest
+    assert code == 0, output
+    assert "relay refused" not in output
+
+
 async def _button_on_page(
     http: aiohttp.ClientSession, playground: str, label: str
 ) -> dict[str, object]:

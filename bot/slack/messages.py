@@ -62,15 +62,19 @@ class AskMessages:
             return settled_message(layout, part, self.settlement_of(record, part))
         if layout.plan_review:
             status = await self.review_status(record)
-            return plan_review_message(record.id, layout, record.agent_name, status)
-        return ask_message(record.id, layout, part, record.agent_name)
+            return plan_review_message(
+                record.id, layout, record.agent_name, status, agent_id=record.agent_id
+            )
+        return ask_message(record.id, layout, part, record.agent_name, agent_id=record.agent_id)
 
     async def decided_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
         """A part once the ask is decided: the decision in place of the controls."""
         settlement = self.settlement_of(record, part)
         if layout.plan_review:
             status = await self.review_status(record)
-            return settled_plan_review(record.id, layout, record.agent_name, status, settlement)
+            return settled_plan_review(
+                record.id, layout, record.agent_name, status, settlement, agent_id=record.agent_id
+            )
         return settled_message(layout, part, settlement)
 
     async def review_status(self, record: AskRecord) -> ReviewStatus:

@@ -7,29 +7,34 @@ here turns agent text into mrkdwn that renders exactly as written, minus its pow
 
 Why this way:
 
-- Slack's mrkdwn has no backslash escape: `\\*` shows a backslash *and* bold text. The only
-  entities are `&amp; &lt; &gt;` (`text.escape`), which stop mentions, broadcasts and links
-  (`<@U…>`, `<!here>`, `<url|label>`) but nothing else; `&#42;` would show as those five
-  characters. A zero-width space does not help either: Slack reads it as a word break, which
-  *enables* bold inside a word (jsx-slack relies on exactly that for its "exact mode").
+- Slack's mrkdwn has no way to escape its formatting characters (no backslash escape; see
+  docs/slack-facts.md §2). Its only entities are `&amp; &lt; &gt;` (`text.escape`), which
+  stop mentions, broadcasts and links (`<@U…>`, `<!here>`, `<url|label>`) but nothing else;
+  `&#42;` would show as those five characters. A zero-width space does not help either:
+  Slack reads it as a word break, which *enables* bold inside a word (jsx-slack, third party,
+  relies on exactly that for its "exact mode").
 - `plain_text` objects would show agent text exactly, but a section holds one text object,
   so the bot could no longer set its own words (a bold header, "asks:", a code fence around a
   detail's code) beside the agent's; the buttons, option labels and input labels agent text
-  reaches are `plain_text` with `emoji=False` already.
+  reaches are `plain_text` with `emoji=False` already. `rich_text` would show it exactly too,
+  but Slack refuses to update a message holding one to blocks without one (`block_mismatch`,
+  docs/slack-facts.md), a constraint on every redraw of every message.
 - So agent text stays mrkdwn and each character that would *start* formatting becomes the
   closest character Slack does not parse: `*` U+2217 (asterisk operator), `_` U+02CD
   (modifier low macron), `~` U+223C (tilde operator), `` ` `` U+02CB (modifier grave), the
   first `:` of an emoji shortcode U+2236 (ratio), and a `>` (or U+FF1E, which Slack also
   quotes) that starts a line U+203A (single angle quotation mark). `*`, `_` and `~` between
-  two ASCII letters or digits stay as typed (`snake_case`, `2*3`): Slack never formats inside
-  a word. The result reads as the agent wrote it. Measured in the playground's model of
-  Slack's renderer (`slack_emulator/playground/mrkdwn.py`): no bold, italics, strike, code,
-  quote, mention or emoji survives (tests/bot/render/test_agent_text.py).
+  two ASCII letters or digits stay as typed (`snake_case`, `2*3`): Slack does not format
+  inside a word (jsx-slack's `Super_cali_fragilistic` example). The result reads as the agent
+  wrote it. Measured in the playground's model of Slack's renderer
+  (`slack_emulator/playground/mrkdwn.py`; a model, not Slack itself): no bold, italics,
+  strike, code, quote, mention or emoji survives (tests/bot/render/test_agent_text.py).
 - The symbols the bot starts its verdict lines with (✅ ❌ heavy minus ⏰ ⚠️ 💬 🤖 📋 and
   their relatives) are spelled out as words in brackets (`[check]`) wherever agent text
   shows, so agent text cannot draw a verdict line; and agent text that sits inside a line the
   bot writes is kept on that line (`one_line`), while a detail's lines are quoted
-  (`detail_mrkdwn`).
+  (`detail_mrkdwn`). A bidi control (U+202E…) is shown as its escape (`\\u202e`), as
+  `bot.render.revealed` shows it: it would otherwise reorder the bot's words that follow it.
 - A detail is the agent's long-form text and often holds code: its ``` fences stay code
   blocks (nothing renders inside one, so only `& < >` are escaped there and the code copies
   exactly), and only the lines outside fences are quoted, so no quote marker lands inside code.
@@ -40,6 +45,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from bot.render.revealed import BIDI_CONTROLS
 from bot.render.text import ELLIPSIS, chunks, cut_escaped, escape
 
 FENCE: Final = "```"
@@ -53,6 +59,8 @@ _NOT_A_QUOTE: Final = "\u203a"
 # `:name:` as Slack spells emoji (custom ones may use any letters, `.`, `'`, `+` and `-`).
 _SHORTCODE: Final = re.compile(r":[\w+\-'.]+:")
 _VARIATION: Final = "\ufe0f"
+# Where a line may start for a reader (`\r` too: Slack draws it as a line break).
+_LINE_BREAKS: Final = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 
 BOT_SYMBOLS: Final[dict[str, str]] = {
     "\u2705": "[check]",  # white_check_mark
@@ -110,7 +118,9 @@ def one_line(text: str, limit: int) -> str:
 
 def code_span(text: str, limit: int) -> str:
     """Agent text (an id) as inline code on one line; a backtick in it cannot close the span."""
-    inner = escape(" ".join(text.split())).replace("`", _SWAPS["`"])
+    inner = "".join(
+        _spelled(char) if char in BIDI_CONTROLS else escape(char) for char in " ".join(text.split())
+    ).replace("`", _SWAPS["`"])
     return f"`{cut_escaped(inner, limit - 2)}`"
 
 
@@ -181,6 +191,8 @@ def _pieces(text: str) -> list[str]:
     for i, char in enumerate(text):
         if char in BOT_SYMBOLS:
             piece = BOT_SYMBOLS[char]
+        elif char in BIDI_CONTROLS:
+            piece = _spelled(char)
         elif char == _VARIATION and i > 0 and text[i - 1] in BOT_SYMBOLS:
             piece = ""
         elif char in _FLANKED and _inside_word(text, i):
@@ -194,11 +206,16 @@ def _pieces(text: str) -> list[str]:
         else:
             piece = escape(char)
         pieces.append(piece)
-        if char == "\n":
+        if char in _LINE_BREAKS:
             line_start = True
         elif not char.isspace():
             line_start = False
     return pieces
+
+
+def _spelled(char: str) -> str:
+    # A bidi control would reorder the bot's own words after it: show it as its escape.
+    return f"\\u{ord(char):04x}"
 
 
 def _inside_word(text: str, i: int) -> bool:

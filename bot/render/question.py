@@ -59,8 +59,7 @@ def heading_text(question: AskUserQuestionItem, *, with_question: bool) -> str:
         preview = detail_mrkdwn(
             truncate(question.detail, DETAIL_PREVIEW), min(room, 2 * DETAIL_PREVIEW)
         )
-        if preview:
-            lines.append(preview)
+        lines.append(preview or ">")  # a detail of blank lines: an empty quote
     return "\n".join(lines)
 
 

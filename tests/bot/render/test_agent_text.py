@@ -59,6 +59,7 @@ def test_markers_inside_a_word_stay_as_typed() -> None:
 
 def test_a_quote_marker_starting_a_line_is_not_a_quote_but_one_inside_a_line_is_escaped() -> None:
     assert literal("> a\n  > b\n\uff1e c\nd > e") == "\u203a a\n  \u203a b\n\u203a c\nd &gt; e"
+    assert literal("a\r> b\u2028> c") == "a\r\u203a b\u2028\u203a c"
 
 
 def test_an_emoji_shortcode_loses_its_first_colon_and_plain_colons_stay() -> None:
@@ -77,6 +78,11 @@ def test_mentions_broadcasts_and_links_are_escaped() -> None:
     assert literal("<@U1> <!here> <https://x|y> &") == (
         "&lt;@U1&gt; &lt;!here&gt; &lt;https://x|y&gt; &amp;"
     )
+
+
+def test_a_bidi_control_is_shown_as_its_escape_so_it_cannot_reorder_what_follows() -> None:
+    assert literal("Deploy\u202e bot\u2066") == "Deploy\\u202e bot\\u2066"
+    assert code_span("id\u202e", 80) == "`id\\u202e`"
 
 
 def test_literal_within_cuts_to_the_limit_between_whole_pieces() -> None:

@@ -513,6 +513,12 @@ def test_a_short_detail_is_previewed_as_a_quote_without_view_all() -> None:
     assert "accessory" not in section
 
 
+def test_a_detail_of_blank_lines_is_previewed_as_an_empty_quote() -> None:
+    layout = lay_out(request([plain("q", header="H", detail=" \n\n ", options=short_options(2))]))
+    [section, _] = ask_message(ASK, layout, 0, None).blocks_json()
+    assert section["text"]["text"] == "*H*\nWhat about q?\n>"
+
+
 # --- form messages ----------------------------------------------------------------------------
 
 

@@ -129,6 +129,10 @@ def test_a_name_holding_markup_is_literal_and_its_id_cannot_close_the_code_span(
     )
 
 
+def test_a_bidi_override_in_a_name_cannot_reverse_the_id_the_bot_writes_after_it() -> None:
+    assert agent_label("Deploy bot\u202e", "deploy-bot") == "Deploy bot\\u202e (`deploy-bot`)"
+
+
 def test_the_form_message_heading_names_the_agent_with_its_id_not_in_bold() -> None:
     layout = lay_out(
         AskUserQuestionRequest.model_validate(

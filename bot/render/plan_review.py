@@ -78,7 +78,10 @@ def _heading(
     title = "📋 Plan review" + (f" · revision {status.revision}" if status.revision > 1 else "")
     # Agent text shown literally; the plan below is the agent's Markdown, so the bot says whose.
     who = agent_label(agent_name, agent_id)
-    asks = f"{who} asks: {literal_within(question.question, 1500)}\n_The plan below is the agent's, as it wrote it._"
+    asks = (
+        f"{who} asks: {literal_within(question.question, 1500)}\n"
+        "_The plan below is the agent's, as it wrote it._"
+    )
     if question.header:
         asks = f"*{one_line(question.header, 200)}*\n{asks}"
     heading: list[Block] = [

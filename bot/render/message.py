@@ -81,8 +81,11 @@ def ask_message(
     part = layout.parts[part_number]
     who = agent_label(agent_name, agent_id)
     first = part.questions[0].question
+    # Notification text: the same words, the id without its code marks (a backtick in agent
+    # text is never a real one, so only those marks go).
     text = cut_escaped(
-        f"{who} asks: {literal_within(first.question, FALLBACK_TEXT_MAX)}", FALLBACK_TEXT_MAX
+        f"{who.replace('`', '')} asks: {literal_within(first.question, FALLBACK_TEXT_MAX)}",
+        FALLBACK_TEXT_MAX,
     )
     if layout.one_click:
         return MessageContent(text, one_click_blocks(layout, ask_id, part.questions[0]))

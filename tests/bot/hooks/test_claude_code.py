@@ -309,9 +309,11 @@ async def test_a_bash_approval_asks_allow_bash_with_the_command_and_allows(
     hook = await Hook.start(server.url, pre_tool_use("Bash", RM))
     message = await posted(emu)
     shown = json.dumps(message.blocks, ensure_ascii=False)
-    assert "Allow Bash: `rm -rf build`?" in shown
+    # The hook's text is agent text: its backticks show as U+02CB, and its code block is a
+    # code block with no quote marker inside (bot/render/agent_text.py).
+    assert "Allow Bash: \u02cbrm -rf build\u02cb?" in shown
     assert (
-        "> Claude's description (not checked): Remove the build directory\\n> ```\\n> rm -rf build"
+        "> Claude's description (not checked): Remove the build directory\\n```\\nrm -rf build\\n```"
         in shown
     )
     await emu.person(ALICE).click(message, text="Allow")
@@ -379,9 +381,9 @@ async def test_backticks_and_long_commands_cannot_break_out_of_the_code(
     hook = await Hook.start(server.url, pre_tool_use("Bash", {"command": command}))
     message = await posted(emu)
     shown = json.dumps(message.blocks, ensure_ascii=False)
-    assert "Allow Bash: `echo 'whoami' &amp;&amp; cat &lt;&lt;'EOF'…`?" in shown
+    assert "Allow Bash: \u02cbecho 'whoami' &amp;&amp; cat &lt;&lt;'EOF'…\u02cb?" in shown
     assert "<!channel>" not in shown
-    assert "\\n> ``\u200b`\\n> &lt;!channel&gt;" in shown
+    assert "\\n``\u200b`\\n&lt;!channel&gt;" in shown
     await emu.person(ALICE).click(message, text="Deny")
     assert (await hook.finished()).output["hookSpecificOutput"]["permissionDecision"] == "deny"
 
@@ -462,7 +464,7 @@ async def test_a_number_elicitation_refuses_a_bad_number_and_asks_again(
     alice = emu.person(ALICE)
     await alice.reply(CHANNEL, str(first.thread_ts), "a few")
     again = await posted(emu, 2)
-    assert "*Not accepted:* “a few” is not a whole number" in json.dumps(
+    assert "Not accepted: “a few” is not a whole number" in json.dumps(
         again.blocks, ensure_ascii=False
     )
     await alice.reply(CHANNEL, str(first.thread_ts), "3")

@@ -143,6 +143,12 @@ def test_the_form_message_heading_names_the_agent_with_its_id_not_in_bold() -> N
     assert heading.to_dict()["text"]["text"] == f"{BOT_LIKE_NAME} (`sess-1`) asks 2 questions"
 
 
+def test_the_notification_text_names_the_agent_with_its_id_without_code_marks() -> None:
+    layout = lay_out(one_click({"question": "Ship *it*?"}))
+    content = ask_message(ASK, layout, 0, BOT_LIKE_NAME, agent_id="sess-1")
+    assert content.text == f"{BOT_LIKE_NAME} (sess-1) asks: Ship \u2217it\u2217?"
+
+
 def test_the_form_modal_names_the_agent_with_its_id_not_in_bold() -> None:
     layout = lay_out(
         AskUserQuestionRequest.model_validate(

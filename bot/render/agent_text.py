@@ -23,7 +23,7 @@ Why this way:
   closest character Slack does not parse: `*` U+2217 (asterisk operator), `_` U+02CD
   (modifier low macron), `~` U+223C (tilde operator), `` ` `` U+02CB (modifier grave), the
   first `:` of an emoji shortcode U+2236 (ratio), and a `>` (or U+FF1E, which Slack also
-  quotes) that starts a line U+203A (single angle quotation mark). `*`, `_` and `~` between
+  quotes) that starts a line U+203A (single angle quotation mark); their fullwidth forms too. `*`, `_` and `~` between
   two ASCII letters or digits stay as typed (`snake_case`, `2*3`): Slack does not format
   inside a word (jsx-slack's `Super_cali_fragilistic` example). The result reads as the agent
   wrote it. Measured in the playground's model of Slack's renderer
@@ -51,7 +51,17 @@ from bot.render.text import ELLIPSIS, chunks, cut_escaped, escape
 FENCE: Final = "```"
 
 # Formatting characters and the lookalikes Slack does not parse (see the module docstring).
-_SWAPS: Final = {"*": "\u2217", "_": "\u02cd", "~": "\u223c", "`": "\u02cb"}
+_SWAPS: Final = {
+    "*": "\u2217",
+    "_": "\u02cd",
+    "~": "\u223c",
+    "`": "\u02cb",
+    # Their fullwidth forms, which Slack may read as markers too (jsx-slack swaps them).
+    "\uff0a": "\ufe61",
+    "\uff3f": "\u2e0f",
+    "\uff5e": "\u223c",
+    "\uff40": "\u02cb",
+}
 _FLANKED: Final = frozenset("*_~")  # kept as typed between two ASCII letters or digits
 _COLON: Final = "\u2236"
 _QUOTE_MARKS: Final = frozenset(">\uff1e")

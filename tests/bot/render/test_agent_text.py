@@ -53,6 +53,12 @@ def test_formatting_characters_become_lookalikes_slack_does_not_parse() -> None:
     )
 
 
+def test_fullwidth_markers_become_lookalikes_too() -> None:
+    assert literal("\uff0ab\uff0a \uff3fi\uff3f \uff5es\uff5e \uff40c\uff40") == (
+        "\ufe61b\ufe61 \u2e0fi\u2e0f \u223cs\u223c \u02cbc\u02cb"
+    )
+
+
 def test_markers_inside_a_word_stay_as_typed() -> None:
     assert literal("snake_case_name 2*3 a~b") == "snake_case_name 2*3 a~b"
 

@@ -13,7 +13,8 @@ COPY pyproject.toml README.md ./
 COPY provider ./provider
 COPY bot ./bot
 COPY slack_emulator ./slack_emulator
-RUN pip install . && rm -rf /app/provider /app/bot /app/slack_emulator
+# With the PostgreSQL driver: several replicas share one database (compose.yaml).
+RUN pip install '.[postgres]' && rm -rf /app/provider /app/bot /app/slack_emulator
 
 # The store lives in a volume the unprivileged user owns.
 RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin questions \

@@ -38,6 +38,36 @@ def typed(question: AskUserQuestionItem, text: str) -> AskUserQuestionAnswerItem
     return AskUserQuestionAnswerItem(id=question.id, custom=custom) if custom else None
 
 
+def takes_replies(question: AskUserQuestionItem) -> bool:
+    """Whether a thread reply may answer `question` asked alone: a text question, or a
+    single choice named by its label or number. Never a review: its Approve/Allow must be
+    the button, where the policy's confirm dialog and quorum apply."""
+    return question.intent is None and not question.multi_select
+
+
+def replied(question: AskUserQuestionItem, text: str) -> AskUserQuestionAnswerItem | None:
+    """The answer a thread reply gives `question`: the typed text for a text question; for a
+    single choice, the option the reply names (its label in any case, or its number as the
+    options are listed, from 1). None when the reply names nothing it could answer."""
+    said = text.strip()
+    if not question.options:
+        return typed(question, said)
+    labels = question.labels
+    if said.isdecimal() and 1 <= int(said) <= len(labels):
+        return pick(question, int(said) - 1)
+    named = [i for i, label in enumerate(labels) if label.casefold() == said.casefold()]
+    return pick(question, named[0]) if len(named) == 1 else None
+
+
+def how_to_reply(question: AskUserQuestionItem) -> str:
+    """What a reply the bot could not use is told (plain text: labels are the agent's)."""
+    listed = ", ".join(f"{n} {label}" for n, label in enumerate(question.labels, start=1))
+    return (
+        f"That reply does not answer “{question.question}”. Reply with one option's name or "
+        f"number ({listed}), or use the buttons."
+    )
+
+
 def reply_text(text: str) -> str:
     """What a person typed in a thread reply, from Slack's escaped message text."""
     return unescape(text).strip()

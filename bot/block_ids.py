@@ -60,6 +60,13 @@ class BlockKind(StrEnum):
     PLAN_DIFF = "pd"  # plan review: changes since the declined revision (0)
     PLAN_STATUS = "ps"  # plan review: approvals so far and who may review (0)
     PLAN_VERDICT = "pv"  # plan review: how it was decided (0)
+    TOOL_TITLE = "th"  # tool approval: the header (0)
+    TOOL_ASKS = "tq"  # tool approval: who asks to run which tool (0)
+    TOOL_WARNINGS = "tw"  # tool approval: guards weakened, characters that lie (0)
+    TOOL_FIELDS = "tf"  # tool approval: the input's fields (section)
+    TOOL_STATUS = "ts"  # tool approval: approvals so far, who may allow (0)
+    TOOL_CUT = "tc"  # tool approval: how much is shown, where Allow is (note)
+    TOOL_VERDICT = "tv"  # tool approval: how it was decided (0)
 
 
 PICK_PATTERN: Final = re.compile(rf"^{Action.PICK}(\.\d+)?$")

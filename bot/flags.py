@@ -12,6 +12,16 @@ from typing import Final
 
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 3000
+# The agent-side and admin commands, each with its own --help (bot/cli.py dispatches them).
+COMMANDS: Final = """commands (each has its own --help):
+  python -m bot mcp                 the MCP server an agent asks through (stdio, or --http)
+  python -m bot hook claude-code    the Claude Code hook (docs/claude-code-hooks.md)
+  python -m bot credentials ...     create, list and revoke the relay's agent credentials
+  python -m bot erase ASK_ID        delete one settled ask from the store now
+
+The relay (POST /v1/asks, GET /v1/asks/{id}?wait=S with S at most 60 seconds, DELETE to
+withdraw) is served when SLACK_QUESTIONS_RELAY_TOKEN or an agent credential is set; its
+OpenAPI document is GET /v1/openapi.json."""
 
 
 # The two ways a command cannot start, here with the flags: the agent-side commands
@@ -30,6 +40,8 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         prog="python -m bot",
         description="slack-questions: let AI agents ask people in Slack. With no Slack "
         "credentials it runs offline against a local Slack emulator with a demo agent.",
+        epilog=COMMANDS,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--host", help=f"address to listen on (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, help=f"port to listen on (default {DEFAULT_PORT})")

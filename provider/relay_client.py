@@ -3,25 +3,34 @@
 It survives relay restarts and dropped connections: the ask is created with an idempotency
 key and waited on by id, so every retry re-attaches to the same ask. Cancelling the task
 that awaits `ask()` (or aborting its signal) withdraws the ask with `DELETE`.
+
+HTTP goes through a `Transport`: aiohttp's (`AiohttpTransport`, imported when first used) by
+default; the Claude Code hook, which starts before every gated tool call, brings a smaller one
+(bot/hooks/http.py) so it does not load aiohttp at all.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json as json_module
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from types import TracebackType
-from typing import TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
+from urllib.parse import urlencode
 
-import aiohttp
 from pydantic import ValidationError
 
 from .errors import ErrorCode, UserQuestionError, aborted
 from .relay_wire import AgentRef, AskState, AskView, CreateAsk, Problem
 from .types import AskUserQuestionAnswer, AskUserQuestionRequest
+
+if TYPE_CHECKING:
+    import aiohttp
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +39,80 @@ T = TypeVar("T")
 RETRY_STATUSES = frozenset({502, 503, 504})
 RETRY_AFTER_MAX = 60.0  # a longer Retry-After is not waited out in one sleep
 SKIPPED_HEADERS = ("Accept", "Accept-Encoding")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """An HTTP response as the relay client reads it."""
+
+    status: int
+    text: str
+    retry_after: str = ""  # the Retry-After header, "" when absent
+
+
+class TransportError(Exception):
+    """The request got no reply: refused, dropped, timed out (the client retries it)."""
+
+
+class Transport(Protocol):
+    """Sends one HTTP request; `TransportError` when no reply came."""
+
+    async def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        body: bytes | None,
+        headers: Mapping[str, str],
+        total: float,
+        connect: float,
+    ) -> Reply:
+        """Send it and read the whole reply within `total` seconds (`connect` to connect)."""
+        ...
+
+    async def close(self) -> None:
+        """Release its connections."""
+        ...
+
+
+class AiohttpTransport:
+    """`Transport` over an aiohttp session (made on first use)."""
+
+    def __init__(self) -> None:
+        self._session: aiohttp.ClientSession | None = None
+
+    async def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        body: bytes | None,
+        headers: Mapping[str, str],
+        total: float,
+        connect: float,
+    ) -> Reply:
+        """See `Transport.request`."""
+        import aiohttp  # loaded only when this transport is used
+
+        if self._session is None:
+            # The relay keeps every header of a held poll parsed for as long as it holds it;
+            # these two tell it nothing (its answers are small JSON, never compressed).
+            self._session = aiohttp.ClientSession(skip_auto_headers=SKIPPED_HEADERS)
+        timeout = aiohttp.ClientTimeout(total=total, sock_connect=connect)
+        try:
+            async with self._session.request(
+                method, url, data=body, headers=dict(headers), timeout=timeout
+            ) as response:
+                text = await response.text()
+                return Reply(response.status, text, response.headers.get("Retry-After", ""))
+        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as error:
+            raise TransportError(f"{type(error).__name__}: {error}") from error
+
+    async def close(self) -> None:
+        """Close the session."""
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
 
 
 class _Retry(Exception):
@@ -41,7 +124,8 @@ class _Retry(Exception):
 
 
 class RelayProvider:
-    """Asks through a slack-questions relay at `base_url` with a bearer `token`."""
+    """Asks through a slack-questions relay at `base_url` with a bearer `token`; with
+    `expires_in`, the relay withdraws each ask that long after it was made."""
 
     def __init__(
         self,
@@ -55,6 +139,8 @@ class RelayProvider:
         withdraw_within: float = 10.0,
         min_poll_interval: float = 0.25,
         connect_timeout: float = 30.0,
+        expires_in: int | None = None,
+        transport: Transport | None = None,
     ) -> None:
         self._base = base_url.rstrip("/")
         self._headers = {"Authorization": f"Bearer {token}"}
@@ -65,7 +151,10 @@ class RelayProvider:
         self._withdraw_within = withdraw_within
         self._min_poll = min_poll_interval
         self._connect_timeout = connect_timeout
-        self._session: aiohttp.ClientSession | None = None
+        # Each ask is withdrawn by the relay after this long (the asker will have stopped
+        # waiting: a process killed outright cannot withdraw it itself).
+        self._expires_in = expires_in
+        self._transport: Transport = transport or AiohttpTransport()
         self._withdrawals: set[asyncio.Task[None]] = set()
         self._closed = False
 
@@ -81,14 +170,12 @@ class RelayProvider:
         await self.close()
 
     async def close(self) -> None:
-        """Stop unfinished withdrawals and close the HTTP session."""
+        """Stop unfinished withdrawals and close the transport."""
         self._closed = True
         for task in list(self._withdrawals):
             task.cancel()
         await asyncio.gather(*self._withdrawals, return_exceptions=True)
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        await self._transport.close()
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
         """Create the ask on the relay and wait for its answer."""
@@ -107,6 +194,7 @@ class RelayProvider:
             questions=request.questions,
             agent=_agent_ref(request),
             idempotency_key=uuid.uuid4().hex,
+            expires_in=self._expires_in,
         )
         # Shielded: once sent, the ask exists on the relay and must be withdrawn, not lost.
         creating = asyncio.ensure_future(self._patiently(lambda: self._create(body)))
@@ -130,6 +218,7 @@ class RelayProvider:
             questions=request.questions,
             agent=_agent_ref(request),
             idempotency_key=idempotency_key,
+            expires_in=self._expires_in,
         )
         return await self._patiently(lambda: self._create(body))
 
@@ -220,25 +309,24 @@ class RelayProvider:
     ) -> AskView:
         if self._closed:
             raise UserQuestionError(ErrorCode.ASK_FAILED, "the RelayProvider is closed")
-        if self._session is None:
-            # The relay keeps every header of a held poll parsed for as long as it holds it;
-            # these two tell it nothing (its answers are small JSON, never compressed).
-            self._session = aiohttp.ClientSession(skip_auto_headers=SKIPPED_HEADERS)
-        timeout = aiohttp.ClientTimeout(total=extra_time + 30.0, sock_connect=self._connect_timeout)
+        url = self._base + path + (f"?{urlencode(params)}" if params else "")
+        headers = self._headers
+        data = None
+        if json is not None:
+            data = json_module.dumps(json).encode()
+            headers = {**headers, "Content-Type": "application/json"}
         try:
-            async with self._session.request(
+            reply = await self._transport.request(
                 method,
-                self._base + path,
-                json=json,
-                params=params,
-                headers=self._headers,
-                timeout=timeout,
-            ) as response:
-                text = await response.text()
-                status = response.status
-                retry_after = response.headers.get("Retry-After", "")
-        except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as error:
-            raise _Retry(f"{type(error).__name__}: {error}") from error
+                url,
+                body=data,
+                headers=headers,
+                total=extra_time + 30.0,
+                connect=self._connect_timeout,
+            )
+        except TransportError as error:
+            raise _Retry(str(error)) from error.__cause__
+        status, text, retry_after = reply.status, reply.text, reply.retry_after
         if status in RETRY_STATUSES:
             raise _Retry(f"HTTP {status}")
         if status == 429:

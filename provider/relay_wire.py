@@ -20,18 +20,28 @@ from .types import (
 
 IdempotencyKey = Annotated[Text, Field(min_length=1, max_length=200)]
 MAX_WAIT_SECONDS = 60
+# `expires_in`: at least a second, at most a day (a longer wait is a plan review's policy).
+MAX_EXPIRES_IN_SECONDS = 86400
 # 409: an idempotency key already made an ask with a different body.
 IDEMPOTENCY_CONFLICT = "IDEMPOTENCY_CONFLICT"
+NOT_UNIQUE = "NOT_UNIQUE"
+# The validation errors (their pydantic types) that make NOT_UNIQUE, not INVALID_BODY.
+UNIQUENESS_ERRORS: Final = frozenset({"duplicate_id", "duplicate_label"})
 
 # The only place an error code becomes an HTTP status: the relay answers with it and its
 # OpenAPI document lists each status's codes from it.
 STATUS_OF_CODE: Final[dict[str, int]] = {
     ErrorCode.EMPTY_QUESTIONS: 400,
-    ErrorCode.BAD_INTENT: 400,
+    # Well formed by the OpenAPI document, but its values contradict each other (a yes label
+    # naming no option, a plan review without its plan): no schema can say so, so not 400.
+    ErrorCode.BAD_INTENT: 422,
     ErrorCode.CALLER_NOT_LIVE: 400,
     ErrorCode.DELEGATED_CALLER: 400,
     ErrorCode.ASK_FAILED: 422,
     "INVALID_BODY": 400,
+    # Well formed, but two questions share an id or two options a label: JSON Schema cannot
+    # require a property to be unique across items, so the document states it in words.
+    NOT_UNIQUE: 422,
     "UNAUTHORIZED": 401,
     "AGENT_NOT_ALLOWED": 403,
     "ROUTE_NOT_ALLOWED": 403,
@@ -74,6 +84,14 @@ class CreateAsk(WireModel):
     agent: AgentRef | None = None
     idempotency_key: IdempotencyKey | None = None
     thread: ThreadRoute | None = None
+    expires_in: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_EXPIRES_IN_SECONDS,
+        description="Seconds after which the relay withdraws the ask if nobody answered: the "
+        "asking process will have stopped waiting by then (a hook killed at its timeout runs "
+        "no handler to withdraw it). A later click is refused as withdrawn.",
+    )
 
     @field_validator("questions")
     @classmethod

@@ -162,7 +162,11 @@ class AskUserQuestionItem(WireModel):
         seen: set[str] = set()
         for option in options or []:
             if option.label in seen:
-                raise ValueError(f"duplicate option label {option.label!r}")
+                raise PydanticCustomError(
+                    "duplicate_label",
+                    "duplicate option label {label}",
+                    {"label": repr(option.label)},
+                )
             seen.add(option.label)
         return options
 

@@ -32,6 +32,12 @@ def test_the_readme_set_up_is_two_commands_one_runs_the_product_one_the_tests() 
     assert test.endswith(".venv/bin/python -m pytest")
 
 
+def test_the_run_command_installs_only_the_product_and_the_test_command_the_test_tools() -> None:
+    run, test = readme_commands()
+    assert "pip install -q -e . &&" in run
+    assert "pip install -q -e '.[dev]' &&" in test
+
+
 def test_ci_runs_the_readmes_test_command_exactly() -> None:
     _, test = readme_commands()
     assert test in (ROOT / ".ci" / "run").read_text().splitlines()

@@ -1,6 +1,9 @@
-"""Deadlines of plan reviews: a reminder that mentions the reviewers, then expiry.
+"""Deadlines of asks: a plan review's reminder that mentions the reviewers, then its expiry;
+and for any ask, the moment its asker stops waiting (the relay's `expires_in`).
 
-Expiry ends the ask as `ASK_ABORTED` with a reason; it never approves anything.
+Expiry ends the ask as `ASK_ABORTED` with a reason; it never approves anything. An asker that
+stopped waiting (a hook killed at its timeout) has its ask withdrawn, so a later click is
+refused as withdrawn instead of recording an answer nobody reads.
 Timers are rebuilt from `created_at` after a restart, so a restart neither resets nor skips them.
 """
 
@@ -34,8 +37,13 @@ def spoken(seconds: float) -> str:
     return f"{seconds:g} s"
 
 
+# Why an ask whose asker stopped waiting ends (shown in Slack and told to the agent).
+LAPSED = "the asking process stopped waiting for an answer"
+
+
 class Deadlines(AskObserver):
-    """Starts one timer per plan review whose policy has a reminder or an expiry.
+    """Starts one timer per plan review whose policy has a reminder or an expiry, and per ask
+    with an `expires_at`.
 
     An observer of `asks`: each timer starts when its ask is posted (or taken in hand posted).
     """
@@ -58,31 +66,43 @@ class Deadlines(AskObserver):
         self._closed = False
 
     def posted(self, live: LiveAsk) -> None:
-        """Start the ask's timer, if its policy sets deadlines (idempotent)."""
+        """Start the ask's timer, if it has deadlines (idempotent)."""
         record = live.record
-        policy = self._policies.of(record)
-        if self._closed or not live.layout.plan_review or record.id in self._timers:
+        if self._closed or record.id in self._timers:
             return
-        if policy.remind_after is None and policy.expire_after is None:
+        policy = self._policies.of(record) if live.layout.plan_review else None
+        if record.expires_at is None and (
+            policy is None or (policy.remind_after is None and policy.expire_after is None)
+        ):
             return
         timer = asyncio.create_task(self._run(record.id, policy), name=f"deadline {record.id}")
         self._timers[record.id] = timer
         timer.add_done_callback(lambda _: self._timers.pop(record.id, None))
 
-    async def _run(self, ask_id: str, policy: ReviewPolicy) -> None:
+    async def _run(self, ask_id: str, policy: ReviewPolicy | None) -> None:
         asks = self._asks
         try:
             live = asks.live(ask_id)
             if live is None:
                 return
-            created = live.record.created_at
-            if policy.remind_after is not None and live.record.reminded_at is None:
-                await self._clock.sleep_until(created + policy.remind_after)
+            created, lapses = live.record.created_at, live.record.expires_at
+            expires = None
+            if policy is not None and policy.expire_after is not None:
+                expires = created + policy.expire_after
+            if policy is not None and policy.remind_after is not None:
+                remind_at = created + policy.remind_after
+                if live.record.reminded_at is None and (lapses is None or remind_at < lapses):
+                    await self._clock.sleep_until(remind_at)
+                    self._acting.add(ask_id)
+                    await self._remind(ask_id, policy, policy.remind_after)
+                    self._acting.discard(ask_id)
+            if lapses is not None and (expires is None or lapses < expires):
+                # The asker is gone first: nobody would read a decision made after this.
+                await self._clock.sleep_until(lapses)
                 self._acting.add(ask_id)
-                await self._remind(ask_id, policy, policy.remind_after)
-                self._acting.discard(ask_id)
-            if policy.expire_after is not None:
-                await self._clock.sleep_until(created + policy.expire_after)
+                await asks.settle(ask_id, Verdict.WITHDRAWN, reason=LAPSED)
+            elif policy is not None and expires is not None and policy.expire_after is not None:
+                await self._clock.sleep_until(expires)
                 self._acting.add(ask_id)
                 reason = f"the review expired after {spoken(policy.expire_after)} without approval"
                 await asks.settle(ask_id, Verdict.EXPIRED, reason=reason)

@@ -113,7 +113,7 @@ class Asks:
         return await self.held_asks.held(ask_id)
 
     def reply_target(self, channel: str, thread_ts: str) -> LiveAsk | None:
-        """The open lone text question a reply in this thread answers (the newest there)."""
+        """The open lone question a reply in this thread answers (the newest there)."""
         return self.held_asks.reply_target(channel, thread_ts)
 
     async def record(self, ask_id: str) -> AskRecord | None:
@@ -146,10 +146,12 @@ class Asks:
         idempotency_key: str | None = None,
         route: ThreadRef | None = None,
         ask_id: str | None = None,
+        expires_in: float | None = None,
     ) -> tuple[AskRecord, bool]:
         """Store the ask without posting it (stored before shown; `Posting.post` shows it).
         A request Slack cannot show is refused here, stored nowhere; a known idempotency
-        key returns its ask. The flag says whether this call created the ask."""
+        key returns its ask. The flag says whether this call created the ask. `expires_in`:
+        the asker stops waiting after this long, and the ask is withdrawn then (`Deadlines`)."""
         # Kept while the ask is pending, by its record and its layout: compact.
         questions = AskUserQuestionRequest(questions=compact_questions(request.questions))
         try:
@@ -169,11 +171,13 @@ class Asks:
                 "single-select plan-review question can collect",
             )
         revises = await self._declined_plan(agent_id) if layout.plan_review else None
+        now = self._clock.now()
         record, created = await self._store.add(
             AskRecord(
                 id=ask_id or new_ask_id(),
                 questions=questions.questions,
-                created_at=self._clock.now(),
+                created_at=now,
+                expires_at=None if expires_in is None else now + expires_in,
                 agent_id=agent_id,
                 agent_name=agent_name,
                 idempotency_key=idempotency_key,

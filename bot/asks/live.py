@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from bot import answers
 from bot.asks.reply_index import ReplyIndex
 from bot.asks.waiters import Waiters
 from bot.render import AskLayout, lay_out
@@ -116,16 +117,21 @@ class LiveAsks:
             self._waiters.changed(record.id)  # gone from the store: they read and see
 
     def file_for_replies(self, live: LiveAsk) -> None:
-        """File a lone text question under the threads a reply to it may come in (its
-        session's thread, its own first message), once it is there."""
+        """File a lone question a reply may answer (`answers.takes_replies`) under the threads
+        a reply to it may come in (its session's thread, its own first message), once it is
+        there."""
         record, questions = live.record, live.layout.questions
-        if record.channel is None or len(questions) != 1 or questions[0].has_options:
+        if (
+            record.channel is None
+            or len(questions) != 1
+            or not answers.takes_replies(questions[0].question)
+        ):
             return
         for thread_ts in (record.thread_ts, *record.message_ts[:1]):
             if thread_ts is not None:
                 self._replies.file(record.id, record.created_at, record.channel, thread_ts)
 
     def reply_target(self, channel: str, thread_ts: str) -> LiveAsk | None:
-        """The open lone text question a reply in this thread answers (the newest there)."""
+        """The open lone question a reply in this thread answers (the newest there)."""
         ask_id = self._replies.newest(channel, thread_ts)
         return self._live.get(ask_id) if ask_id is not None else None

@@ -12,7 +12,11 @@ Exit codes follow Claude Code's hook contract, and a gate fails closed:
 - `AskUserQuestion` and elicitations are not gates: on failure nothing is printed, the reason
   goes to stderr and the exit code is 1, so Claude Code shows its own dialog.
 
-SIGTERM or SIGINT (Claude Code giving up on the hook) withdraws the ask in Slack first.
+SIGTERM or SIGINT (Claude Code giving up on the hook) withdraws the ask in Slack first. A
+SIGKILL runs no handler, so every ask is made with `expires_in` = `--wait` plus a margin: the
+relay withdraws it itself once the hook can no longer be waiting, and a later click is refused
+as withdrawn. `--timeout` is the hook's `timeout` in .claude/settings.json (Claude Code kills
+the hook then); `--wait` defaults to a little less.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import argparse
 import asyncio
 import json
 import logging
+import math
 import os
 import re
 import signal
@@ -33,6 +38,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from bot.hooks.claude_code import HookError, answer, failed_closed, gated, gave_up
 from bot.hooks.events import HookEvent, HookOutput, PermissionDecision
+from bot.hooks.http import StreamsTransport
 from bot.hosts import is_loopback
 from provider import UserQuestionError
 from provider.relay_client import RelayProvider
@@ -50,6 +56,12 @@ ON_FAILURE_VARIABLE: Final = "SLACK_QUESTIONS_ON_FAILURE"
 # A refused connection is retried this long, then reported (a person is not waiting on it).
 MAX_OUTAGE_S: Final = 5.0
 CONNECT_TIMEOUT_S: Final = 3.0
+# Claude Code's default `timeout` of a command hook (hooks reference, "Common fields").
+CLAUDE_CODE_TIMEOUT_S: Final = 600.0
+# `--wait` defaults to this much less than `--timeout`, and the relay withdraws the ask this
+# much after `--wait` (by then the hook has given up, or been killed).
+MARGIN_S: Final = 2.0
+MAX_EXPIRES_IN_S: Final = 86400
 _USER_ID: Final = re.compile(r"^[UW][A-Z0-9]{2,}$")
 
 _EVENT: Final = TypeAdapter[HookEvent](HookEvent)
@@ -72,7 +84,16 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         default=None,
         metavar="SECONDS",
         help="give up (withdraw the ask; a gated tool gets the --on-failure decision) after "
-        "this long; keep it below the hook's timeout in .claude/settings.json",
+        f"this long (default: --timeout less {MARGIN_S:g} s)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=CLAUDE_CODE_TIMEOUT_S,
+        metavar="SECONDS",
+        help="the hook's timeout in .claude/settings.json, after which Claude Code kills it "
+        f"(default {CLAUDE_CODE_TIMEOUT_S:g}, Claude Code's own); the relay withdraws the ask "
+        "by then, so a later click is refused as withdrawn",
     )
     parser.add_argument(
         "--max-outage",
@@ -89,7 +110,18 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         help="a gated tool's decision when no person could decide: deny (default; the model "
         f"is told why) or ask (Claude Code asks its local user); also {ON_FAILURE_VARIABLE}",
     )
-    return parser.parse_args(list(argv))
+    args = parser.parse_args(list(argv))
+    if args.wait is None:
+        args.wait = max(args.timeout - MARGIN_S, 1.0)
+    if not 0 < args.wait <= MAX_EXPIRES_IN_S or args.timeout <= 0:
+        parser.error(f"--wait and --timeout must be above 0 and at most {MAX_EXPIRES_IN_S} s")
+    return args
+
+
+def expires_in(wait: float) -> int:
+    """The `expires_in` the hook's asks are made with: after `wait` and a margin, the hook
+    has given up (or was killed without a chance to withdraw), so nobody reads an answer."""
+    return min(math.ceil(wait + MARGIN_S), MAX_EXPIRES_IN_S)
 
 
 def main(
@@ -213,7 +245,12 @@ async def _answer(
     on_failure: PermissionDecision,
 ) -> HookOutput:
     async with RelayProvider(
-        url, token, max_outage=args.max_outage, connect_timeout=CONNECT_TIMEOUT_S
+        url,
+        token,
+        max_outage=args.max_outage,
+        connect_timeout=CONNECT_TIMEOUT_S,
+        expires_in=expires_in(args.wait),
+        transport=StreamsTransport(),
     ) as relay:
         work = asyncio.ensure_future(
             answer(event, relay, under=under, requester=requester, on_failure=on_failure)

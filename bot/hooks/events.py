@@ -2,7 +2,8 @@
 
 Field names follow Claude Code's hooks reference (docs/claude-code-hooks.md says which are
 verified and which assumed). Claude Code adds fields over time, so inputs ignore keys they do
-not name; outputs are exactly what the reference documents.
+not name; outputs are exactly what the reference documents. Each model is built on first
+use (`defer_build`): the hook starts before every gated tool call, and one run uses few of them.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ NonEmpty = Annotated[StrictStr, Field(min_length=1)]
 class HookInput(BaseModel):
     """Fields every hook event carries (the ones we read)."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)
 
     session_id: NonEmpty
     cwd: StrictStr = ""
@@ -54,7 +55,7 @@ HookEvent = Annotated[PreToolUse | Elicitation, Field(discriminator="hook_event_
 class ToolInput(BaseModel):
     """A tool input we read, tolerant of fields Claude Code adds."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True, defer_build=True)
 
 
 class ClaudeOption(ToolInput):
@@ -92,7 +93,9 @@ PermissionDecision = Literal["allow", "deny", "ask"]
 class OutputModel(BaseModel):
     """Hook output: camelCase on the wire, absent fields left out."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", serialize_by_alias=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", serialize_by_alias=True, defer_build=True
+    )
 
     def to_wire(self) -> dict[str, Any]:
         """The JSON object printed on stdout."""

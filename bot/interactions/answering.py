@@ -17,8 +17,9 @@ from bot.clock import Clock
 from bot.interactions.admission import Admission
 from bot.interactions.plan_reviews import PlanReviews
 from bot.payloads import StateValues
-from bot.render import details_modal, form_modal, other_modal
+from bot.render import details_modal, form_modal, lay_out, other_modal
 from bot.render.text import escaped_within
+from bot.render.tool_approval import tool_approval_modal
 from bot.slack.messages import AskMessages
 from bot.store import AskRecord, EventKind, PartAnswer, Verdict
 from provider import AskUserQuestionAnswer, AskUserQuestionAnswerItem
@@ -129,12 +130,17 @@ class Answering:
             await self._admission.answer(live, user, [item])
 
     async def reply(self, channel: str, thread_ts: str, user: str, text: str) -> None:
-        """A reply in a thread answers the newest open lone text question there."""
+        """A reply in a thread answers the newest open lone question there: its text, or the
+        option it names. A reply that names none is told how to answer, not ignored."""
         live = self._asks.reply_target(channel, thread_ts)
         if live is None:
             return
-        item = answers.typed(live.layout.questions[0].question, answers.reply_text(text))
+        question = live.layout.questions[0].question
+        said = answers.reply_text(text)
+        item = answers.replied(question, said)
         if item is None:
+            if said:
+                await self._messages.ephemeral(live.record, user, answers.how_to_reply(question))
             return
         admitted = await self._admission.admit(user, live.record.id)
         if admitted is not None:
@@ -172,11 +178,24 @@ class Answering:
     async def open_details(
         self, user: str, ref: QuestionRef, trigger_id: str, *, push: bool
     ) -> None:
-        """Show question `ref.question` in full; anyone may read it."""
+        """Show question `ref.question` in full; anyone may read it. A tool approval's is its
+        whole input, with Allow there when the message could not hold it all."""
         record = await self._asks.record(ref.ask_id)
         if record is None or ref.question >= len(record.questions):
             return
-        view = details_modal([record.questions[ref.question]])
+        layout = lay_out(record.request)  # pure: the layout the ask was posted with
+        if layout.tool_approval:
+            status = await self._messages.review_status(record)
+            view = tool_approval_modal(
+                record.id,
+                layout,
+                record.agent_name,
+                record.agent_id,
+                status,
+                settled=record.settled,
+            )
+        else:
+            view = details_modal([record.questions[ref.question]])
         await self._messages.open_modal(record, user, trigger_id, view, push=push)
 
     # --- shared steps ---------------------------------------------------------------------

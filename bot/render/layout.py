@@ -13,7 +13,7 @@ from enum import StrEnum
 from itertools import count
 
 from bot.block_ids import BlockKind
-from provider import AskUserQuestionItem, AskUserQuestionRequest
+from provider import AskUserQuestionItem, AskUserQuestionRequest, ToolApprovalIntent
 
 # Slack's Block Kit limits (docs.slack.dev/reference/block-kit).
 BLOCK_ID_MAX = 255
@@ -35,6 +35,8 @@ PART_OVERHEAD_BLOCKS = 2
 PARTS_MAX = 20
 # A plan review's row: Approve, the declines, Request changes, Discuss, View plan.
 PLAN_OPTIONS_MAX = ACTIONS_ELEMENTS_MAX - 3
+# A tool approval's row: its options, "View all to allow" and "Other…".
+TOOL_OPTIONS_MAX = ACTIONS_ELEMENTS_MAX - 2
 
 
 class Element(StrEnum):
@@ -106,9 +108,9 @@ class AskLayout:
 
     @property
     def one_click(self) -> bool:
-        """Whether the ask is a lone single-select answered by one click."""
+        """Whether the ask is a lone single-select answered by one click (a pick)."""
         first = self.parts[0].questions[0]
-        return first.element in (Element.BUTTONS, Element.PICK_MENU)
+        return first.element in (Element.BUTTONS, Element.PICK_MENU, Element.TOOL)
 
     @property
     def plan_review(self) -> bool:
@@ -176,6 +178,15 @@ def _element(question: AskUserQuestionItem, batch: bool) -> Element:
     ):
         # What the rich view cannot express falls back to the generic rendering below.
         return Element.PLAN
+    if (
+        isinstance(question.intent, ToolApprovalIntent)
+        and question.intent.input is not None
+        and not batch
+        and not question.multi_select
+        and 0 < count_ <= TOOL_OPTIONS_MAX
+    ):
+        # Without its input the card has nothing to show: the generic question below.
+        return Element.TOOL
     if count_ == 0:
         return Element.TEXT
     if question.multi_select:

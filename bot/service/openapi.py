@@ -57,6 +57,27 @@ def _add_slack_limits(schemas: Mapping[str, Any]) -> None:
     )
 
 
+def _require_tags(schemas: Mapping[str, Any]) -> None:
+    # Each intent's `kind` has a default in Python, so pydantic leaves it out of `required`;
+    # on the wire it is the tag that picks the intent, and a body without it is refused.
+    for schema in schemas.values():
+        for union in _unions(schema):
+            tag = union["discriminator"]["propertyName"]
+            for ref in union["discriminator"]["mapping"].values():
+                tagged = schemas[ref.rsplit("/", 1)[-1]]
+                tagged["required"] = [tag, *(r for r in tagged.get("required", []) if r != tag)]
+
+
+def _unions(schema: object) -> list[dict[str, Any]]:
+    """Every discriminated union inside `schema`."""
+    if isinstance(schema, dict):
+        own = [schema] if "discriminator" in schema else []
+        return own + [u for value in schema.values() for u in _unions(value)]
+    if isinstance(schema, list):
+        return [u for value in schema for u in _unions(value)]
+    return []
+
+
 @cache
 def openapi_document() -> dict[str, Any]:
     """The relay API, described for client generators and humans."""
@@ -70,6 +91,7 @@ def openapi_document() -> dict[str, Any]:
         ref_template=REF,
     )
     _add_slack_limits(schemas["$defs"])
+    _require_tags(schemas["$defs"])
     problems = {
         "401": _problem(401, "Missing or wrong bearer token"),
         "503": _problem(
@@ -126,9 +148,12 @@ def openapi_document() -> dict[str, Any]:
                         ),
                         "422": _problem(
                             422,
-                            f"Slack cannot show this request: a question id over {BLOCK_ID_MAX} "
-                            f"characters, over {MENU_OPTIONS_MAX} options, or more than "
-                            f"{PARTS_MAX} messages' worth of questions",
+                            "Well formed, but not an ask the relay can take: an intent whose "
+                            "yes label names none of the options, or a plan review without "
+                            "its plan (BAD_INTENT), two questions with one id or two options "
+                            "with one label (NOT_UNIQUE); or one Slack cannot show: a question id "
+                            f"over {BLOCK_ID_MAX} characters, over {MENU_OPTIONS_MAX} options, "
+                            f"or more than {PARTS_MAX} messages' worth of questions (ASK_FAILED)",
                         ),
                     },
                 },

@@ -1,6 +1,7 @@
 """The relay API: agents in any process or language ask through HTTP; one table maps errors.
 
-POST   /v1/asks              create (idempotent with idempotency_key) -> 201 {id, state}
+POST   /v1/asks              create (idempotent with idempotency_key; withdrawn after
+                             expires_in seconds if nobody answered) -> 201 {id, state}
 GET    /v1/asks/{id}?wait=S  state, answer or error; held open up to S <= 60 s while pending
 DELETE /v1/asks/{id}         withdraw -> ASK_ABORTED
 GET    /v1/asks?state=…      list, newest first
@@ -38,7 +39,9 @@ from provider import AskUserQuestionRequest, ErrorCode, UserQuestionError
 from provider.relay_wire import (
     IDEMPOTENCY_CONFLICT,
     MAX_WAIT_SECONDS,
+    NOT_UNIQUE,
     STATUS_OF_CODE,
+    UNIQUENESS_ERRORS,
     AgentRef,
     AskDetail,
     AskList,
@@ -206,6 +209,7 @@ class RelayServer:
                 agent_name=body.agent.name if body.agent else None,
                 idempotency_key=_scoped(agent_id, body.idempotency_key),
                 route=route,
+                expires_in=body.expires_in,
             )
         except UserQuestionError as error:
             return problem(error.code, error.message, _fields_of(error, ask_request))
@@ -420,6 +424,8 @@ def _same_ask(
 def _invalid(error: ValidationError) -> web.Response:
     fields = [FieldProblem(field=f, message=m) for f, m in field_errors(error)]
     summary = "; ".join(f"{f.field}: {f.message}" for f in fields)
+    if all(e["type"] in UNIQUENESS_ERRORS for e in error.errors()):
+        return problem(NOT_UNIQUE, f"invalid ask: {summary}", fields)
     return problem("INVALID_BODY", f"invalid ask: {summary}", fields)
 
 

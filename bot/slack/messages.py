@@ -20,6 +20,7 @@ from bot.render import (
     settled_message,
 )
 from bot.render.plan_review import ReviewStatus, plan_review_message, settled_plan_review
+from bot.render.tool_approval import settled_tool_approval, tool_approval_message
 from bot.review import ReviewPolicies
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.pacing import ChannelPosts, Dropped, QueuedTurn, Spawn, Turn, Work
@@ -65,6 +66,11 @@ class AskMessages:
             return plan_review_message(
                 record.id, layout, record.agent_name, status, agent_id=record.agent_id
             )
+        if layout.tool_approval:
+            status = await self.review_status(record)
+            return tool_approval_message(
+                record.id, layout, record.agent_name, record.agent_id, status
+            )
         return ask_message(record.id, layout, part, record.agent_name, agent_id=record.agent_id)
 
     async def decided_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
@@ -74,6 +80,11 @@ class AskMessages:
             status = await self.review_status(record)
             return settled_plan_review(
                 record.id, layout, record.agent_name, status, settlement, agent_id=record.agent_id
+            )
+        if layout.tool_approval:
+            status = await self.review_status(record)
+            return settled_tool_approval(
+                record.id, layout, record.agent_name, record.agent_id, status, settlement
             )
         return settled_message(layout, part, settlement)
 

@@ -76,6 +76,9 @@ def test_the_hook_command_loads_no_service_module() -> None:
     assert "bot.hooks.command" in loaded  # the hook did run
     assert "provider.relay_client" in loaded
     assert heavy(loaded) == set()
+    # Its few requests go over asyncio streams (bot/hooks/http.py): aiohttp's import was a
+    # third of the hook's start-up.
+    assert {name for name in loaded if name.split(".")[0] == "aiohttp"} == set()
 
 
 def test_help_loads_no_service_module() -> None:

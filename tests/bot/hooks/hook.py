@@ -106,6 +106,18 @@ def pre_tool_use(tool_name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def denied(tool: str, why: str) -> dict[str, Any]:
+    """What the hook prints when a gated tool fails closed with the default `deny`."""
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": f"{tool} was not run: no person approved it in Slack "
+            f"({why}). Do not retry it or work around it without a person's approval.",
+        }
+    }
+
+
 def elicitation(schema: dict[str, Any], message: str = "Deploy settings?") -> dict[str, Any]:
     """An Elicitation event in the shape Claude Code sends (hooks reference, form mode)."""
     return {

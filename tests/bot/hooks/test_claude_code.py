@@ -6,18 +6,20 @@ as a person in the emulated Slack, and asserts the exact JSON the hook prints.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 from pathlib import Path
 
+from bot.outcomes import AskError, Verdict
 from bot.service.server import Server
-from provider import ToolApprovalIntent
+from provider import ErrorCode, ToolApprovalIntent
 from provider.elicitation import URL_MODE_REFUSED
-from slack_emulator import SlackEmulator
+from slack_emulator import SlackEmulator, Slow
 
 from ..harness import ALICE, CHANNEL
 from ..service.harness import free_port, in_process
-from .hook import Hook, elicitation, posted, pre_tool_use
+from .hook import Hook, ask_posts, denied, elicitation, posted, pre_tool_use
 
 DATABASE = {
     "question": "Which database should the service use?",
@@ -303,19 +305,61 @@ async def test_sigterm_withdraws_the_ask_and_denies(server: Server, emu: SlackEm
 RM = {"command": "rm -rf build", "description": "Remove the build directory"}
 
 
+async def test_a_killed_hook_has_its_ask_withdrawn_once_expires_in_lapses(
+    server: Server, emu: SlackEmulator
+) -> None:
+    # --wait 3: the ask is made with expires_in = 3 + 2 s. SIGKILL (Claude Code's timeout)
+    # runs no handler: only the relay can withdraw it.
+    hook = await Hook.start(server.url, pre_tool_use("Bash", RM), "--wait", "3")
+    message = await posted(emu)
+    [pending] = await server.provider.asks.recent()
+    assert pending.expires_at == pending.created_at + 5
+    repainted = asyncio.Event()
+    emu.inject("chat.update", Slow(seconds=30, released=repainted))  # Slack repaints late
+    hook.proc.kill()
+    assert (await hook.finished()).code == -signal.SIGKILL
+    record = await server.provider.asks.wait(pending.id)
+    assert (record.verdict, record.error, record.decided_by) == (
+        Verdict.WITHDRAWN,
+        AskError(
+            code=ErrorCode.ASK_ABORTED,
+            message="ask_user_question was aborted before the user answered: "
+            "the asking process stopped waiting for an answer",
+        ),
+        None,
+    )
+    await emu.wait_for(lambda: emu.held("chat.update") == 1, what="the repaint under way")
+    await emu.person(ALICE).click(message, text="Allow")  # a signed click, after the lapse
+    await emu.wait_for(lambda: bool(emu.ephemerals(ALICE)), what="the late click's answer")
+    assert [e.text for e in emu.ephemerals(ALICE)] == [
+        "The agent withdrew this question; no answer is needed."
+    ]
+    repainted.set()
+    withdrawn = (
+        ":heavy_minus_sign: Withdrawn, nobody answered: the asking process stopped waiting "
+        "for an answer"
+    )
+    await emu.wait_for(
+        lambda: withdrawn in json.dumps(emu.message(CHANNEL, message.ts).blocks),
+        what="the message shown withdrawn",
+    )
+    await server.provider.idle()
+    after = await server.provider.asks.stored(pending.id)
+    assert after is not None
+    assert (after.verdict, after.answer, after.decided_by) == (Verdict.WITHDRAWN, None, None)
+
+
 async def test_a_bash_approval_asks_allow_bash_with_the_command_and_allows(
     server: Server, emu: SlackEmulator
 ) -> None:
     hook = await Hook.start(server.url, pre_tool_use("Bash", RM))
     message = await posted(emu)
-    shown = json.dumps(message.blocks, ensure_ascii=False)
-    # The hook's text is agent text: its backticks show as U+02CB, and its code block is a
-    # code block with no quote marker inside (bot/render/agent_text.py).
-    assert "Allow Bash: \u02cbrm -rf build\u02cb?" in shown
-    assert (
-        "> Claude's description (not checked): Remove the build directory\\n```\\nrm -rf build\\n```"
-        in shown
-    )
+    fields = [b["text"]["text"] for b in message.blocks if b["block_id"].startswith("sq~tf.")]
+    assert fields == [
+        "*1.* `command` · text\n```\nrm -rf build\n```\n"
+        "*2.* `description` · text · _the agent's description (not checked)_\n"
+        "```\nRemove the build directory\n```"
+    ]
     await emu.person(ALICE).click(message, text="Allow")
     done = await hook.finished()
     assert (done.code, done.output) == (
@@ -381,9 +425,9 @@ async def test_backticks_and_long_commands_cannot_break_out_of_the_code(
     hook = await Hook.start(server.url, pre_tool_use("Bash", {"command": command}))
     message = await posted(emu)
     shown = json.dumps(message.blocks, ensure_ascii=False)
-    assert "Allow Bash: \u02cbecho 'whoami' &amp;&amp; cat &lt;&lt;'EOF'…\u02cb?" in shown
     assert "<!channel>" not in shown
-    assert "\\n``\u200b`\\n&lt;!channel&gt;" in shown
+    assert "\\n`\u200b`\u200b`\\n&lt;!channel&gt;\\n" in shown
+    assert "\\n> " not in shown
     await emu.person(ALICE).click(message, text="Deny")
     assert (await hook.finished()).output["hookSpecificOutput"]["permissionDecision"] == "deny"
 
@@ -494,9 +538,55 @@ async def test_an_unreachable_relay_denies_the_plan_within_seconds() -> None:
     url = f"http://127.0.0.1:{free_port()}"
     hook = await Hook.start(url, pre_tool_use("ExitPlanMode", EXIT_PLAN))
     done = await hook.finished()  # the default outage budget is 5 s, not 30
-    assert (done.code, done.output["hookSpecificOutput"]["permissionDecision"]) == (0, "deny")
-    assert done.stderr.endswith(
-        f"slack-questions hook: ASK_FAILED: the relay at {url} was unreachable for 5 s\n"
+    why = f"ASK_FAILED: the relay at {url} was unreachable for 5 s"
+    assert (done.code, done.output, done.stderr) == (
+        0,
+        denied("ExitPlanMode", why),
+        f"slack-questions hook: {why}\n",
+    )
+
+
+async def test_a_relay_that_went_down_denies_the_tool(emu: SlackEmulator, tmp_path: Path) -> None:
+    async with in_process(emu, tmp_path / "asks.db") as server:
+        url = server.url
+    done = await (await Hook.start(url, pre_tool_use("Bash", RM), "--max-outage", "0.5")).finished()
+    why = f"ASK_FAILED: the relay at {url} was unreachable for 0.5 s"
+    assert (done.code, done.output, done.stderr) == (
+        0,
+        denied("Bash", why),
+        f"slack-questions hook: {why}\n",
+    )
+
+
+async def test_a_wrong_relay_token_denies_the_tool(server: Server, emu: SlackEmulator) -> None:
+    hook = await Hook.start(
+        server.url, pre_tool_use("Bash", RM), SLACK_QUESTIONS_RELAY_TOKEN="not-the-relay-token"
+    )
+    done = await hook.finished()
+    why = "ASK_FAILED: relay POST /v1/asks: HTTP 401 UNAUTHORIZED: missing or wrong bearer token"
+    assert (done.code, done.output) == (0, denied("Bash", why))
+    assert ask_posts(emu) == []
+
+
+async def test_sigterm_withdraws_a_bash_approval_and_denies(
+    server: Server, emu: SlackEmulator
+) -> None:
+    hook = await Hook.start(server.url, pre_tool_use("Bash", RM))
+    message = await posted(emu)
+    hook.proc.send_signal(signal.SIGTERM)
+    done = await hook.finished()
+    why = "stopped before anyone answered; the ask was withdrawn in Slack"
+    assert (done.code, done.output, done.stderr) == (
+        0,
+        denied("Bash", why),
+        f"slack-questions hook: {why}\n",
+    )
+    await emu.wait_for(
+        lambda: (
+            "Withdrawn, nobody answered: the agent withdrew it through the relay"
+            in json.dumps(emu.message(CHANNEL, message.ts).blocks)
+        ),
+        what="the message shown withdrawn",
     )
 
 

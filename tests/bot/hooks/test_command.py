@@ -6,7 +6,7 @@ import io
 import json
 from importlib.metadata import entry_points
 
-from bot.hooks.command import main
+from bot.hooks.command import expires_in, main, parse_args
 
 from .hook import pre_tool_use
 
@@ -78,3 +78,19 @@ def test_a_requester_that_is_not_a_slack_user_id_is_refused() -> None:
 def test_the_console_script_is_the_bot_entry_point() -> None:
     [script] = entry_points(group="console_scripts", name="slack-questions")
     assert script.value == "bot.cli:main"
+
+
+def test_wait_defaults_to_just_under_the_timeout_and_the_ask_expires_at_it() -> None:
+    args = parse_args(["claude-code", "--timeout", "60"])
+    assert (args.wait, expires_in(args.wait)) == (58.0, 60)
+
+
+def test_without_a_timeout_the_hook_keeps_under_claude_codes_default() -> None:
+    args = parse_args(["claude-code"])
+    assert (args.timeout, args.wait, expires_in(args.wait)) == (600.0, 598.0, 600)
+
+
+def test_a_wait_of_zero_is_bad_arguments_and_denies() -> None:
+    code, out, err = run(["claude-code", "--wait", "0"], env=ENV)
+    assert (code, decision(out)) == (0, "deny")
+    assert err == "slack-questions hook: bad hook arguments: claude-code --wait 0\n"

@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 import pytest
 from aiohttp import web
 
-from .hook import Hook, pre_tool_use
+from .hook import Hook, denied, pre_tool_use
 
 PENDING = {"id": "a1", "state": "pending"}
 ALLOW = {"id": "approve", "selected": ["Allow"]}
@@ -51,24 +51,43 @@ async def relay(create: tuple[int, str], wait: tuple[int, str] = (200, "")) -> A
 
 
 CASES = {
-    "401": ((401, problem("UNAUTHORIZED")), (200, ""), "HTTP 401 UNAUTHORIZED"),
-    "5xx": ((503, problem("RELAY_DISABLED")), (200, ""), "unreachable for 0.3 s"),
-    "garbage body": ((201, "<html>proxy</html>"), (200, ""), "unreadable body"),
+    "401": (
+        (401, problem("UNAUTHORIZED")),
+        (200, ""),
+        "ASK_FAILED: relay POST /v1/asks: HTTP 401 UNAUTHORIZED: unauthorized",
+    ),
+    "5xx": (
+        (503, problem("RELAY_DISABLED")),
+        (200, ""),
+        "ASK_FAILED: the relay at {url} was unreachable for 0.3 s",
+    ),
+    "garbage body": (
+        (201, "<html>proxy</html>"),
+        (200, ""),
+        "ASK_FAILED: the relay answered POST /v1/asks with an unreadable body",
+    ),
     "wrong question id": (
         (201, json.dumps(PENDING)),
         (200, answered({"id": "not-approve", "selected": ["Allow"]})),
-        "expected one answer to 'approve', got ['not-approve']",
+        "the relay's answer does not answer the question asked: expected one answer to "
+        "'approve', got ['not-approve']",
     ),
     "two items": (
         (201, json.dumps(PENDING)),
         (200, answered(ALLOW, {"id": "approve2", "selected": ["Allow"]})),
-        "got ['approve', 'approve2']",
+        "the relay's answer does not answer the question asked: expected one answer to "
+        "'approve', got ['approve', 'approve2']",
     ),
-    "no item": ((201, json.dumps(PENDING)), (200, answered()), "got []"),
+    "no item": (
+        (201, json.dumps(PENDING)),
+        (200, answered()),
+        "the relay's answer does not answer the question asked: expected one answer to "
+        "'approve', got []",
+    ),
     "another ask's answer": (
         (201, json.dumps(PENDING)),
         (200, answered(ALLOW, ask_id="a2")),
-        "the relay answered for ask 'a2', not 'a1'",
+        "ASK_FAILED: the relay answered for ask 'a2', not 'a1'",
     ),
 }
 
@@ -78,19 +97,41 @@ async def test_a_failing_or_lying_relay_gets_the_tool_denied(case: str) -> None:
     create, wait, why = CASES[case]
     async with relay(create, wait) as url:
         done = await (await Hook.start(url, BASH, "--max-outage", "0.3")).finished()
-    decision = done.output["hookSpecificOutput"]
-    assert (done.code, decision["permissionDecision"]) == (0, "deny")
-    assert why in decision["permissionDecisionReason"]
+    reason = why.format(url=url)
+    assert (done.code, done.output, done.stderr) == (
+        0,
+        denied("Bash", reason),
+        f"slack-questions hook: {reason}\n",
+    )
 
 
 async def test_a_failing_relay_gets_ask_when_the_hook_is_told_so() -> None:
     async with relay((401, problem("UNAUTHORIZED"))) as url:
         done = await (await Hook.start(url, BASH, "--on-failure", "ask")).finished()
-    assert (done.code, done.output["hookSpecificOutput"]["permissionDecision"]) == (0, "ask")
+    assert (done.code, done.output) == (
+        0,
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "ask",
+                "permissionDecisionReason": "Slack approval could not be obtained (ASK_FAILED: "
+                "relay POST /v1/asks: HTTP 401 UNAUTHORIZED: unauthorized); decide here instead.",
+            }
+        },
+    )
 
 
 async def test_an_answer_to_the_question_asked_allows() -> None:
     # The same fake relay, answering correctly: the checks above refuse only what is wrong.
     async with relay((201, json.dumps(PENDING)), (200, answered(ALLOW))) as url:
         done = await (await Hook.start(url, BASH)).finished()
-    assert (done.code, done.output["hookSpecificOutput"]["permissionDecision"]) == (0, "allow")
+    assert (done.code, done.output) == (
+        0,
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+                "permissionDecisionReason": "allowed in Slack by a reviewer",
+            }
+        },
+    )

@@ -1,7 +1,8 @@
-"""A reply in the thread answers an optionless question."""
+"""A reply in the thread answers a lone question: its text, or the option it names."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -33,10 +34,67 @@ async def test_a_reply_under_a_top_level_ask_answers_it(bot: Bot) -> None:
     assert (await asking).answers[0].custom == "svc"
 
 
-async def test_a_reply_does_not_answer_a_question_with_options(bot: Bot) -> None:
-    asking = bot.ask({"id": "db", "question": "Which?", "options": [{"label": "A"}]})
+DB = {
+    "id": "db",
+    "question": "Which database?",
+    "options": [{"label": "Postgres"}, {"label": "SQLite"}],
+}
+
+
+async def test_a_reply_naming_an_option_answers_a_single_choice(bot: Bot) -> None:
+    asking = bot.ask(DB)
     message = await bot.posted()
-    await bot.emu.person(ALICE).reply(CHANNEL, message.ts, "A")
+    await bot.emu.person(ALICE).reply(CHANNEL, message.ts, "  sqlite ")
+    assert (await asyncio.wait_for(asking, 20)).to_wire() == {
+        "answers": [{"id": "db", "selected": ["SQLite"]}]
+    }
+
+
+async def test_a_reply_with_an_options_number_answers_a_single_choice(bot: Bot) -> None:
+    asking = bot.ask(DB)
+    message = await bot.posted()
+    await bot.emu.person(ALICE).reply(CHANNEL, message.ts, "1")
+    assert (await asyncio.wait_for(asking, 20)).to_wire() == {
+        "answers": [{"id": "db", "selected": ["Postgres"]}]
+    }
+
+
+async def test_a_reply_naming_no_option_is_told_how_to_answer_and_answers_nothing(
+    bot: Bot,
+) -> None:
+    asking = bot.ask(DB)
+    message = await bot.posted()
+    await bot.emu.person(ALICE).reply(CHANNEL, message.ts, "MySQL?")
+    await bot.idle()
+    assert not asking.done()
+    assert [e.text for e in bot.emu.ephemerals(ALICE)] == [
+        "That reply does not answer “Which database?”. Reply with one option's name or "
+        "number (1 Postgres, 2 SQLite), or use the buttons."
+    ]
+    asking.cancel()
+
+
+async def test_a_reply_does_not_answer_several_choices(bot: Bot) -> None:
+    asking = bot.ask({**DB, "multiSelect": True})
+    message = await bot.posted()
+    await bot.emu.person(ALICE).reply(CHANNEL, message.ts, "SQLite")
+    await bot.idle()
+    assert not asking.done()
+    assert bot.emu.ephemerals(ALICE) == []
+    asking.cancel()
+
+
+async def test_a_reply_does_not_approve_a_tool(bot: Bot) -> None:
+    # Allow is a button: its confirm dialog and the policy's quorum apply there only.
+    tool = {
+        "id": "approve",
+        "question": "Allow Bash?",
+        "options": [{"label": "Allow"}, {"label": "Deny"}],
+        "intent": {"kind": "tool-approval", "allow": "Allow", "tool": "Bash"},
+    }
+    asking = bot.ask(tool)
+    message = await bot.posted()
+    await bot.emu.person(ALICE).reply(CHANNEL, message.ts, "Allow")
     await bot.idle()
     assert not asking.done()
     asking.cancel()

@@ -6,6 +6,8 @@ import ast
 from pathlib import Path
 from typing import Any
 
+import jsonschema
+
 from bot.render.layout import BLOCK_ID_MAX, MENU_OPTIONS_MAX
 from bot.service import openapi
 from bot.service.openapi import openapi_document
@@ -83,11 +85,11 @@ def test_creating_an_ask_documents_every_status_it_answers() -> None:
     ]
     assert responses["400"]["x-error-codes"] == [
         "EMPTY_QUESTIONS",
-        "BAD_INTENT",
         "CALLER_NOT_LIVE",
         "DELEGATED_CALLER",
         "INVALID_BODY",
     ]
+    assert responses["422"]["x-error-codes"] == ["BAD_INTENT", "ASK_FAILED", "NOT_UNIQUE"]
 
 
 def test_the_document_and_the_relay_server_do_not_import_each_other() -> None:
@@ -99,3 +101,17 @@ def test_the_document_and_the_relay_server_do_not_import_each_other() -> None:
         if isinstance(node, ast.ImportFrom) and node.module
     }
     assert "bot.service.relay" not in imported
+
+
+def valid_by_the_document(body: object) -> bool:
+    document = openapi_document()
+    schema = {"$ref": "#/components/schemas/CreateAsk", "components": document["components"]}
+    valid: bool = jsonschema.Draft202012Validator(schema).is_valid(body)
+    return valid
+
+
+def test_an_intent_without_its_kind_is_invalid_by_the_document_as_the_relay_refuses_it() -> None:
+    question = {"id": "go", "question": "Ship?", "detail": "plan", "options": [{"label": "Yes"}]}
+    untagged = {"questions": [{**question, "intent": {"approve": "Yes"}}]}
+    tagged = {"questions": [{**question, "intent": {"kind": "plan-review", "approve": "Yes"}}]}
+    assert (valid_by_the_document(untagged), valid_by_the_document(tagged)) == (False, True)

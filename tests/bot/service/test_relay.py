@@ -240,10 +240,10 @@ async def test_no_questions_is_400_empty_questions(
     assert problem["error"]["message"] == "ask_user_question requires at least one question"
 
 
-async def test_a_bad_intent_is_400_bad_intent(server: Server, http: aiohttp.ClientSession) -> None:
+async def test_a_bad_intent_is_422_bad_intent(server: Server, http: aiohttp.ClientSession) -> None:
     plan = {**DB, "intent": {"kind": "plan-review", "approve": "Ship"}, "detail": "plan"}
     status, problem = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [plan]})
-    assert (status, problem["error"]["code"]) == (400, "BAD_INTENT")
+    assert (status, problem["error"]["code"]) == (422, "BAD_INTENT")
 
 
 async def test_a_request_slack_cannot_show_is_422_ask_failed(
@@ -323,17 +323,41 @@ async def test_a_lone_surrogate_is_400_and_stores_nothing(
     assert emu.calls_to("chat.postMessage") == []
 
 
-async def test_a_duplicate_question_id_is_named_at_its_own_field_path(
+async def test_a_duplicate_question_id_is_422_not_unique_named_at_its_own_field_path(
     server: Server, http: aiohttp.ClientSession
 ) -> None:
+    # Valid by the OpenAPI document (no JSON schema can require unique ids), so not a 400.
     again = {**DB, "question": "Which database, again?"}
     status, problem = await relay(
         http, "POST", f"{server.url}/v1/asks", json={"questions": [DB, again]}
     )
-    assert (status, problem["error"]["code"]) == (400, "INVALID_BODY")
+    assert (status, problem["error"]["code"]) == (422, "NOT_UNIQUE")
     assert problem["fields"] == [
         {"field": "questions.1.id", "message": "duplicate question id 'db'"}
     ]
+
+
+async def test_a_duplicate_option_label_is_422_not_unique(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    twice = {**DB, "options": [{"label": "Postgres"}, {"label": "Postgres"}]}
+    status, problem = await relay(
+        http, "POST", f"{server.url}/v1/asks", json={"questions": [twice]}
+    )
+    assert (status, problem["error"]["code"]) == (422, "NOT_UNIQUE")
+    assert problem["fields"] == [
+        {"field": "questions.0.options", "message": "duplicate option label 'Postgres'"}
+    ]
+
+
+async def test_a_duplicate_beside_a_malformed_field_is_400_invalid_body(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    again = {**DB, "question": 7}
+    status, problem = await relay(
+        http, "POST", f"{server.url}/v1/asks", json={"questions": [DB, again]}
+    )
+    assert (status, problem["error"]["code"]) == (400, "INVALID_BODY")
 
 
 async def test_empty_questions_names_the_questions_field(

@@ -1,7 +1,9 @@
-"""Review policies: who may answer an ask, how many approvals a plan needs, reminders, expiry.
+"""Review policies: who may answer an ask, how many approvals a review needs, who may not
+approve their own agent, reminders, expiry; and rules for tool approvals by tool and arguments.
 
 A policy is chosen by what is asked (its *kind*) and by the agent, then by the channel; where
-nothing names the case, `[default]` applies. In code, or in a TOML file:
+nothing names the case, `[default]` applies. A tool approval is first matched against the
+`[[tools]]` rules. In code, or in a TOML file:
 
     [default]                                 # where nothing below names the case
     approvals = 1
@@ -21,30 +23,66 @@ nothing names the case, `[default]` applies. In code, or in a TOML file:
     [channels.C0123456789]
     reviewers = ["U0789IJKL"]
 
-First match wins, in this order: agent and kind, agent, kind, channel, default. The most
-specific statement a team made about an ask wins; the kind ranks above the channel because
-the channel is the one thing an asker names (`thread.channel`), so routing an ask elsewhere
-must not lighten what its kind requires. A policy is whole: it does not inherit fields from
-`[default]`. An agent's own table is a policy only if it sets a key of its own (one with only
-`kinds` below it adds no agent-wide policy).
+    [[tools]]                                 # tool approvals, by tool and arguments
+    tool = "Bash"                             # a tool name or a glob: "mcp__deploy__*"
+    args = { command = "git push*" }          # every field named must match its glob
+    reviewers = ["S0456EFGH"]
+    approvals = 2                             # two different reviewers allow it
+    confirm = true                            # a confirm dialog on Allow (the default)
+    requester_may_approve = false             # the default: not the agent's own person
+
+    [[tools]]
+    tool = "mcp__prod__*"
+    approve_in_slack = false                  # never approved from chat…
+    where = "in the change board, https://cab.example/"   # "Approve it …": where instead
+
+A `[[tools]]` rule matches a tool approval when its `tool` glob matches the tool's name and
+each of its `args` globs matches that field of the tool's input: the field's string value,
+or the canonical JSON (sorted keys, no spaces) of any other value; a field the input lacks
+does not match. A glob (`fnmatch`, case-sensitive) matches the whole value: `git push*`
+does not match `cd x && git push`, `*git push*` does. The first matching rule in file order
+wins, and ranks above every other policy for a tool approval: it names the tool, the most
+specific statement a team made about it. The rules are named `tools.0`, `tools.1`… in file
+order, so inserting a rule renames those below it for asks created afterwards (an open ask
+keeps the name it stored; see below).
+
+Otherwise the first match wins, in this order: agent and kind, agent, kind, channel, default.
+The kind ranks above the channel because the channel is the one thing an asker names
+(`thread.channel`), so routing an ask elsewhere must not lighten what its kind requires. A
+policy is whole: it does not inherit fields from `[default]`. An agent's own table is a
+policy only if it sets a key of its own (one with only `kinds` below it adds no agent-wide
+policy).
 
 The kind is derived from the questions, never declared: a question with a `plan-review`
 intent makes a plan review, else one with a `tool-approval` intent a tool approval, else it
-is a question. `reviewers` decides who may answer every kind; `approvals` and the deadlines
-count for plan reviews only, so `[kinds.tool-approval]` and `[kinds.question]` refuse them.
+is a question. What each key counts for:
+
+- `reviewers`: who may answer, every kind;
+- `approvals` (quorum: that many different reviewers), `confirm` and `requester_may_approve`
+  (default false: the person an agent session acts for, its *requester*, may not approve
+  it; their decline counts): plan reviews and tool approvals;
+- `remind_after`, `expire_after`: plan reviews;
+- `approve_in_slack` (default true; false: no approval from chat counts, a decline does) and
+  `where` (read after "Approve it", e.g. "in the deploy console"): tool approvals, so only in
+  `[[tools]]` and `kinds.tool-approval` tables.
+
+A table of one kind refuses a key that does not count for it: a setting nothing would enforce
+must not read as a promise.
 
 Each policy is named by its TOML path (`default`, `kinds.plan-review`,
-`agents."deploy-bot".kinds.tool-approval`, `channels.C0123456789`). The policy is chosen once,
-when the ask is created, and its name is stored on the record (`AskRecord.policy`);
-`ReviewPolicies.of(record)` reads it back, and fails closed to `default` when that name is
-no longer in the file.
+`agents."deploy-bot".kinds.tool-approval`, `channels.C0123456789`, `tools.0`). The policy is
+chosen once, when the ask is created, and its name is stored on the record
+(`AskRecord.policy`); `ReviewPolicies.of(record)` reads it back, and fails closed to
+`default` when that name is no longer in the file.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
+from fnmatch import fnmatchcase
 from functools import cached_property
 from pathlib import Path
 from typing import Annotated, Final, Literal, get_args
@@ -55,6 +93,9 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    JsonValue,
+    StrictBool,
+    StrictStr,
     ValidationError,
     model_validator,
 )
@@ -66,10 +107,31 @@ _DURATION = re.compile(r"^(\d+(?:\.\d+)?)\s*([smhd]?)$")
 _UNIT_SECONDS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 _ID = re.compile(r"^[UWS][A-Z0-9]{2,}$")
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+# A requester is one person, so a user id (U… or W…), never a group: the hook's rule too.
+REQUESTER_ID: Final = re.compile(r"^[UW][A-Z0-9]{2,}$")
 
 AskKind = Literal["plan-review", "tool-approval", "question"]
 KINDS: Final[tuple[AskKind, ...]] = get_args(AskKind)
+REVIEWS: Final[frozenset[AskKind]] = frozenset({"plan-review", "tool-approval"})
 DEFAULT: Final = "default"
+TOOLS: Final = "tools"
+WHERE_MAX: Final = 500
+
+# The kinds each key counts for (`reviewers`: every kind).
+_COUNTS_FOR: Final[dict[str, frozenset[AskKind]]] = {
+    "approvals": REVIEWS,
+    "confirm": REVIEWS,
+    "requester_may_approve": REVIEWS,
+    "remind_after": frozenset({"plan-review"}),
+    "expire_after": frozenset({"plan-review"}),
+    "approve_in_slack": frozenset({"tool-approval"}),
+    "where": frozenset({"tool-approval"}),
+}
+_KIND_WORDS: Final[dict[frozenset[AskKind], str]] = {
+    REVIEWS: "plan reviews and tool approvals",
+    frozenset({"plan-review"}): "plan reviews",
+    frozenset({"tool-approval"}): "tool approvals",
+}
 
 
 def _seconds(value: object) -> object:
@@ -94,6 +156,11 @@ def kind_of(questions: Sequence[AskUserQuestionItem]) -> AskKind:
     return "question"
 
 
+def tools_of(questions: Sequence[AskUserQuestionItem]) -> list[ToolApprovalIntent]:
+    """The tool-approval intents of an ask's questions, in order."""
+    return [q.intent for q in questions if isinstance(q.intent, ToolApprovalIntent)]
+
+
 class ReviewPolicy(BaseModel):
     """How the asks a policy applies to are answered."""
 
@@ -101,6 +168,10 @@ class ReviewPolicy(BaseModel):
 
     reviewers: tuple[str, ...] = ()  # empty: whoever may answer questions there
     approvals: int = Field(default=1, ge=1, le=20)
+    confirm: StrictBool = True
+    requester_may_approve: StrictBool = False
+    approve_in_slack: StrictBool = True
+    where: StrictStr | None = Field(default=None, min_length=1, max_length=WHERE_MAX)
     remind_after: Duration | None = None
     expire_after: Duration | None = None
 
@@ -115,15 +186,18 @@ class ReviewPolicy(BaseModel):
             and self.remind_after >= self.expire_after
         ):
             raise ValueError("remind_after must come before expire_after")
+        if self.where is not None and self.approve_in_slack:
+            raise ValueError(
+                "where says where to approve instead of Slack: set approve_in_slack = false"
+            )
         return self
 
-    @property
-    def plan_only(self) -> list[str]:
-        """The keys set here that only a plan review counts."""
+    def not_counted_for(self, kind: AskKind) -> list[str]:
+        """The keys set here that nothing enforces for an ask of `kind`."""
         return [
             key
-            for key in ("approvals", "remind_after", "expire_after")
-            if key in self.model_fields_set
+            for key, kinds in _COUNTS_FOR.items()
+            if key in self.model_fields_set and kind not in kinds
         ]
 
 
@@ -133,15 +207,47 @@ def _check_kinds(kinds: dict[str, ReviewPolicy]) -> dict[str, ReviewPolicy]:
     if unknown:
         raise ValueError(f"unknown kind {unknown[0]!r}: the kinds are {', '.join(KINDS)}")
     for kind, policy in kinds.items():
-        if kind != "plan-review" and policy.plan_only:
+        unused = policy.not_counted_for(kind)  # type: ignore[arg-type]  # checked above
+        if unused:
             # A setting nothing would enforce must not read as a promise.
-            raise ValueError(
-                f"{', '.join(policy.plan_only)} count for plan reviews only, not for {kind}"
-            )
+            what = _KIND_WORDS[_COUNTS_FOR[unused[0]]]
+            raise ValueError(f"{', '.join(unused)} count for {what} only, not for {kind}")
     return kinds
 
 
 ByKind = Annotated[dict[str, ReviewPolicy], AfterValidator(_check_kinds)]
+
+
+class ToolRule(ReviewPolicy):
+    """A policy for the tool approvals whose tool and arguments match its globs."""
+
+    tool: StrictStr = Field(min_length=1)  # a tool name or an fnmatch glob
+    args: dict[str, StrictStr] = Field(default_factory=dict)  # input field -> glob
+
+    @model_validator(mode="after")
+    def _tool_keys(self) -> ToolRule:
+        unused = self.not_counted_for("tool-approval")
+        if unused:
+            raise ValueError(f"{', '.join(unused)} count for plan reviews only, not for tools")
+        return self
+
+    def matches(self, intent: ToolApprovalIntent) -> bool:
+        """Whether this rule is about `intent`'s tool, run with these arguments."""
+        if intent.tool is None or not fnmatchcase(intent.tool, self.tool):
+            return False
+        given = intent.input or {}
+        return all(
+            field in given and fnmatchcase(_arg_text(given[field]), pattern)
+            for field, pattern in self.args.items()
+        )
+
+
+def _arg_text(value: JsonValue) -> str:
+    """What an argument glob is matched against: a string as it is, anything else as
+    canonical JSON (so `timeout = "6*"` and `sandbox = "false"` can be written)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 class AgentPolicy(ReviewPolicy):
@@ -163,20 +269,39 @@ def _key(name: str) -> str:
     return name if _BARE_KEY.match(name) else '"' + name.replace('"', '\\"') + '"'
 
 
+def _for_every_kind(policy: ReviewPolicy) -> ReviewPolicy:
+    """A policy every kind may choose (default, channel, an agent's own) sets only keys
+    that count for more than one kind: `approve_in_slack = false` there would also stop
+    every plan from being approved."""
+    unused = [key for key in ("approve_in_slack", "where") if key in policy.model_fields_set]
+    if unused:
+        raise ValueError(
+            f"{', '.join(unused)} count for tool approvals only: set them in [[tools]] "
+            "or [kinds.tool-approval]"
+        )
+    return policy
+
+
+AnyKind = Annotated[ReviewPolicy, AfterValidator(_for_every_kind)]
+AnyKindAgent = Annotated[AgentPolicy, AfterValidator(_for_every_kind)]
+
+
 class ReviewPolicies(BaseModel):
-    """The default policy, and policies by agent, kind and channel; each named by its path."""
+    """The default policy, the tool rules, and policies by agent, kind and channel; each
+    named by its path."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    default: ReviewPolicy = ReviewPolicy()
+    default: AnyKind = ReviewPolicy()
     kinds: ByKind = Field(default_factory=dict)
-    agents: dict[str, AgentPolicy] = Field(default_factory=dict)
-    channels: dict[str, ReviewPolicy] = Field(default_factory=dict)
+    agents: dict[str, AnyKindAgent] = Field(default_factory=dict)
+    channels: dict[str, AnyKind] = Field(default_factory=dict)
+    tools: tuple[ToolRule, ...] = ()
 
     @cached_property
     def _named(self) -> dict[str, ReviewPolicy]:
         """Every policy by its name, built once, so a stored name is looked up, not parsed."""
-        named = {DEFAULT: self.default}
+        named: dict[str, ReviewPolicy] = {DEFAULT: self.default}
         named.update({f"kinds.{kind}": policy for kind, policy in self.kinds.items()})
         named.update({f"channels.{_key(c)}": policy for c, policy in self.channels.items()})
         for agent, table in self.agents.items():
@@ -185,6 +310,7 @@ class ReviewPolicies(BaseModel):
                 named[f"agents.{_key(agent)}"] = own
             for kind, policy in table.kinds.items():
                 named[f"agents.{_key(agent)}.kinds.{kind}"] = policy
+        named.update({f"{TOOLS}.{i}": rule for i, rule in enumerate(self.tools)})
         return named
 
     def model_copy(
@@ -197,7 +323,7 @@ class ReviewPolicies(BaseModel):
 
     def select(self, kind: AskKind, agent_id: str | None, channel: str | None) -> str:
         """The name of the policy for an ask of `kind` by `agent_id` in `channel`: agent and
-        kind, agent, kind, channel, else default."""
+        kind, agent, kind, channel, else default (no tool rule: see `choose`)."""
         candidates = []
         if agent_id is not None:
             candidates += [f"agents.{_key(agent_id)}.kinds.{kind}", f"agents.{_key(agent_id)}"]
@@ -205,6 +331,29 @@ class ReviewPolicies(BaseModel):
         if channel is not None:
             candidates.append(f"channels.{_key(channel)}")
         return next((name for name in candidates if name in self._named), DEFAULT)
+
+    def tool_rule(self, tools: Sequence[ToolApprovalIntent]) -> str | None:
+        """The name of the first `[[tools]]` rule, in file order, that matches one of
+        `tools`; None when none does."""
+        for index, rule in enumerate(self.tools):
+            if any(rule.matches(intent) for intent in tools):
+                return f"{TOOLS}.{index}"
+        return None
+
+    def choose(
+        self,
+        questions: Sequence[AskUserQuestionItem],
+        agent_id: str | None,
+        channel: str | None,
+    ) -> str:
+        """The name of the policy for an ask of `questions`: for a tool approval, the first
+        tool rule that matches it; else as `select` chooses by kind, agent and channel."""
+        kind = kind_of(questions)
+        if kind == "tool-approval":
+            rule = self.tool_rule(tools_of(questions))
+            if rule is not None:
+                return rule
+        return self.select(kind, agent_id, channel)
 
     def named(self, name: str | None) -> ReviewPolicy:
         """The policy called `name`; `default` when there is none by that name (fail closed:
@@ -216,11 +365,27 @@ class ReviewPolicies(BaseModel):
         for one stored before asks kept it."""
         if record.policy is not None:
             return record.policy if record.policy in self._named else DEFAULT
-        return self.select(kind_of(record.questions), record.agent_id, record.channel)
+        return self.choose(record.questions, record.agent_id, record.channel)
 
     def of(self, record: AskRecord) -> ReviewPolicy:
         """The policy that applies to `record` (see `name_of`)."""
         return self.named(self.name_of(record))
+
+
+def enforced_on_clicks(policy: ReviewPolicy, kind: AskKind, requester: str | None) -> list[str]:
+    """What `policy` asks of the approving clicks of an ask of `kind` made for `requester`,
+    beyond coming from a reviewer (empty for a question): only the controls of a lone review
+    question enforce it, never a form's Submit."""
+    if kind not in REVIEWS:
+        return []
+    enforced = []
+    if policy.approvals > 1:
+        enforced.append(f"{policy.approvals} approvals")
+    if requester is not None and not policy.requester_may_approve:
+        enforced.append("no approval by its requester")
+    if kind == "tool-approval" and not policy.approve_in_slack:
+        enforced.append("no approval from Slack")
+    return enforced
 
 
 class PolicyError(Exception):

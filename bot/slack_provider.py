@@ -184,6 +184,7 @@ class SlackQuestionProvider:
             ask_id=ask_id,
             agent_id=agent.id if agent else None,
             agent_name=agent.name if agent else None,
+            requester=agent.requester if agent else None,
         )
         return await self.posting.post(record.id)
 

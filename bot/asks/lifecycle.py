@@ -23,7 +23,8 @@ from bot.asks.waiters import Waiters
 from bot.clock import Clock, SystemClock
 from bot.outcomes import ENDINGS, Verdict
 from bot.render import Unshowable, lay_out
-from bot.review import ReviewPolicies, kind_of
+from bot.render.layout import AskLayout
+from bot.review import AskKind, ReviewPolicies, enforced_on_clicks, kind_of
 from bot.slack.messages import AskMessages
 from bot.store import (
     AskEvent,
@@ -39,6 +40,7 @@ from provider import (
     AskUserQuestionAnswer,
     AskUserQuestionRequest,
     ErrorCode,
+    ToolApprovalIntent,
     UserQuestionError,
 )
 
@@ -51,6 +53,23 @@ ADVANCE_TRIES = 5
 
 # A change of an open ask's progress, applied to the freshest record; None: nothing to do.
 Change = Callable[[AskRecord], AskRecord | None]
+
+
+def review_on_clicks(layout: AskLayout) -> AskKind | None:
+    """The kind of review `layout` is when its own controls (Approve, Allow) count each click
+    one by one, which is what lets a policy's approvals and refusals be enforced: a plan
+    review's view, or a lone single-select tool-approval question. None otherwise (a form:
+    its Submit answers everything at once)."""
+    if layout.plan_review:
+        return "plan-review"
+    questions = layout.questions
+    if (
+        len(questions) == 1
+        and isinstance(questions[0].question.intent, ToolApprovalIntent)
+        and (layout.one_click or layout.tool_approval)
+    ):
+        return "tool-approval"
+    return None
 
 
 def new_ask_id() -> str:
@@ -147,6 +166,7 @@ class Asks:
         route: ThreadRef | None = None,
         ask_id: str | None = None,
         expires_in: float | None = None,
+        requester: str | None = None,
     ) -> tuple[AskRecord, bool]:
         """Store the ask without posting it (stored before shown; `Posting.post` shows it).
         A request Slack cannot show is refused here, stored nowhere; a known idempotency
@@ -161,7 +181,8 @@ class Asks:
                 ErrorCode.ASK_FAILED, f"Slack cannot show this ask: {error}", cause=error
             ) from error
         kind = kind_of(questions.questions)
-        policy = self._policies.select(kind, agent_id, route.channel if route else self._channel)
+        channel = route.channel if route else self._channel
+        policy = self._policies.choose(questions.questions, agent_id, channel)
         needed = self._policies.named(policy).approvals
         if kind == "plan-review" and needed > 1 and not layout.plan_review:
             # Only the plan view counts approvals: one answer would settle it (fail closed).
@@ -169,6 +190,14 @@ class Asks:
                 ErrorCode.BAD_INTENT,
                 f"policy {policy} needs {needed} approvals of a plan review, which only a lone "
                 "single-select plan-review question can collect",
+            )
+        enforced = enforced_on_clicks(self._policies.named(policy), kind, requester)
+        if enforced and review_on_clicks(layout) != kind:
+            # A form's Submit would settle it on one answer by anyone: fail closed.
+            raise UserQuestionError(
+                ErrorCode.BAD_INTENT,
+                f"policy {policy} needs {' and '.join(enforced)}, which only a lone "
+                f"single-select {kind} question can enforce",
             )
         revises = await self._declined_plan(agent_id) if layout.plan_review else None
         now = self._clock.now()
@@ -180,6 +209,7 @@ class Asks:
                 expires_at=None if expires_in is None else now + expires_in,
                 agent_id=agent_id,
                 agent_name=agent_name,
+                requester=requester,
                 idempotency_key=idempotency_key,
                 channel=route.channel if route else None,
                 thread_ts=route.thread_ts if route else None,

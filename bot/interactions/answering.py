@@ -53,13 +53,15 @@ class Answering:
 
     async def pick(self, user: str, ref: OptionRef, *, lookups: bool = True) -> bool:
         """A one-click answer: option `ref.option` of the lone question. Whether this pick
-        settled the ask (an approval it counts towards a plan review is not reported).
+        settled the ask (an approval it counts towards a review is not reported).
 
         `lookups=False` is its decide phase, before the ack, when nothing needs looking up:
         the ask is in hand, `user` is plainly allowed, the option is its own and not part of a
-        plan review. Its settlement, committed before the ack, is then what keeps the click
-        (no inbox row), and the waiting agent is woken at once. False: nothing was decided,
-        nobody was told, and the click is kept and handled with lookups after its ack."""
+        review that counts approvals (a plan review; a tool approval whose policy asks more
+        of an Allow than one reviewer's click). Its settlement, committed before the ack, is
+        then what keeps the click (no inbox row), and the waiting agent is woken at once.
+        False: nothing was decided, nobody was told, and the click is kept and handled with
+        lookups after its ack."""
         if not lookups and not self._decide_before_ack:
             return False
         live = await self._admission.admit(user, ref.ask_id, lookups=lookups)
@@ -72,7 +74,7 @@ class Answering:
             if lookups:
                 log.warning("ignoring pick of unknown option %s of ask %s", ref.option, ref.ask_id)
             return False
-        if live.layout.plan_review and question.intent:
+        if question.intent and self._plan_reviews.counts_approvals(live):
             if not lookups:
                 return False  # a review counts approvals and declines on its policy
             if item.selected == [question.intent.label]:

@@ -1,19 +1,20 @@
-"""What reviewers do to a plan review in Slack: approve (as many times as the policy needs),
-move it to a discussion, and read the whole plan or what changed since the declined revision.
-A decline or a change request is an answer like any other (`interactions.py`)."""
+"""What reviewers do to a plan review in Slack: approve (as many times as the policy needs,
+counted by `approvals.py`, which tool approvals share), move it to a discussion, and read the
+whole plan or what changed since the declined revision. A decline or a change request is an
+answer like any other (`answering.py`)."""
 
 from __future__ import annotations
 
-from bot.asks.lifecycle import Asks
+from bot.asks.lifecycle import Asks, review_on_clicks
 from bot.asks.live import LiveAsk
 from bot.block_ids import AskRef, PageRef
 from bot.clock import Clock
 from bot.interactions.admission import Admission
+from bot.interactions.approvals import Approvals
 from bot.render.plan_review import changes_modal, diff_modal, plan_modal
 from bot.review import ReviewPolicies
 from bot.slack.messages import AskMessages
-from bot.store import Approval, AskRecord, EventKind, Verdict
-from provider import AskUserQuestionAnswerItem
+from bot.store import Verdict
 
 
 class PlanReviews:
@@ -32,55 +33,23 @@ class PlanReviews:
         self._messages = messages
         self._policies = policies
         self._clock = clock
+        self._approvals = Approvals(asks, admission, messages, policies, clock)
 
     async def approve(self, user: str, ref: AskRef) -> None:
-        """One reviewer approves; the plan is approved once the policy's count is reached."""
+        """One reviewer approves (Approve on a plan, or on a tool approval that has the
+        control): counted by `approvals.py`, settled once the policy's count is reached."""
         live = await self._admission.admit(user, ref.ask_id)
-        if live is not None and live.layout.plan_review:
+        if live is not None and review_on_clicks(live.layout) is not None:
             await self.approve_admitted(live, user)
 
+    def counts_approvals(self, live: LiveAsk) -> bool:
+        """Whether an approving pick of `live` is counted here (see `Approvals.counted`)."""
+        return self._approvals.counted(live)
+
     async def approve_admitted(self, live: LiveAsk, user: str) -> None:
-        """Count `user`'s approval of an ask they were admitted to (a pick of the approve
-        label comes here too)."""
-        record = live.record
-        question = live.layout.questions[0].question
-        assert question.intent is not None
-        if any(a.by == user for a in record.approvals):
-            await self._messages.ephemeral(
-                record, user, "You already approved this plan; it needs another reviewer."
-            )
-            return
-        if live.claimed:
-            await self._admission.too_late(user, record.id)
-            return
-        approval = Approval(by=user, at=self._clock.now())
-        needed = self._policies.of(record).approvals
-
-        def approve(current: AskRecord) -> AskRecord | None:
-            if any(a.by == user for a in current.approvals):
-                return None  # counted already (a click that reached another replica too)
-            return current.model_copy(update={"approvals": [*current.approvals, approval]})
-
-        if len(record.approvals) + 1 < needed:
-            saved = await self._asks.save_progress(
-                live,
-                EventKind.APPROVED,
-                approve,
-                actor=user,
-                detail=f"{len(record.approvals) + 1}/{needed}",
-                show=tuple(range(len(record.message_ts))),
-            )
-            if saved is None or len(saved.approvals) < needed:
-                return
-        else:
-            # The approval that decides: counted synchronously with the check above, so two
-            # approvals at once are both counted.
-            approved = approve(record)
-            if approved is None:
-                return
-            live.record = approved
-        item = AskUserQuestionAnswerItem(id=question.id, selected=[question.intent.label])
-        await self._admission.answer(live, user, [item])
+        """Count `user`'s approval of a review they were admitted to (a pick of the approving
+        label comes here too), unless its policy refuses it."""
+        await self._approvals.approve(live, user)
 
     async def discuss(self, user: str, ref: AskRef) -> None:
         """The reviewer would rather talk: the agent gets `ASK_CANCELLED`."""

@@ -70,6 +70,9 @@ class DeskOptions:
     agent_name: str | None = None  # SLACK_QUESTIONS_AGENT_NAME
     # SLACK_QUESTIONS_AGENT_ID: the agent the relay credential names (sessions ask under it).
     agent_id: str | None = None
+    # SLACK_QUESTIONS_REQUESTER: the Slack user every session acts for (policies may refuse
+    # their approval of their own agent's tools and plans).
+    requester: str | None = None
     where: str = "Slack"  # "#agent-questions" when the channel's name is known
     progress_every: float = PROGRESS_EVERY_SECONDS
     # `--http`: with SLACK_QUESTIONS_MCP_TOKEN, every request must carry it as a bearer token.
@@ -86,7 +89,12 @@ class QuestionDesk:
         self._service = UserQuestionService(registry)
         self._dispose = self._service.register_provider(relay)
         self._tool = ask_user_question_tool(self._service)
-        self._sessions = AgentSessions(registry, self._options.agent_name, self._options.agent_id)
+        self._sessions = AgentSessions(
+            registry,
+            self._options.agent_name,
+            self._options.agent_id,
+            requester=self._options.requester,
+        )
         self._calls = SharedCalls()
         # How many asks each started-question key has already used (see `_start`).
         self._occurrences: dict[str, int] = {}

@@ -36,6 +36,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+REQUESTER_VARIABLE = "SLACK_QUESTIONS_REQUESTER"
+# The hook's rule (bot/hooks/command.py): one person, a Slack user id. Not imported from
+# bot.review, which would load the store into an MCP server on a relay.
+_USER_ID = re.compile(r"^[UW][A-Z0-9]{2,}$")
 RELAY_VARIABLES = ("SLACK_QUESTIONS_RELAY_URL", "SLACK_QUESTIONS_RELAY_TOKEN")
 SOCKET_VARIABLES = ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_QUESTIONS_CHANNEL")
 NOWHERE = (
@@ -95,6 +99,17 @@ def _host_port(value: str) -> tuple[str, int]:
             f"expected HOST:PORT such as 127.0.0.1:8765, not {value!r}"
         )
     return host.strip("[]"), int(port)
+
+
+def requester_of(env: Mapping[str, str]) -> str | None:
+    """The Slack user this server's agent sessions act for (SLACK_QUESTIONS_REQUESTER), as
+    the hook reads it; `ConfigError` when it is not a user id."""
+    requester = env.get(REQUESTER_VARIABLE, "").strip() or None
+    if requester is not None and not _USER_ID.match(requester):
+        raise ConfigError(
+            f"cannot start: {REQUESTER_VARIABLE}={requester!r} is not a Slack user id (U… or W…)"
+        )
+    return requester
 
 
 def resolve_target(env: Mapping[str, str]) -> Target:
@@ -185,6 +200,7 @@ def main(argv: Sequence[str]) -> int:
     )
     try:
         target = resolve_target(os.environ)
+        requester = requester_of(os.environ)
     except ConfigError as error:
         print(error, file=sys.stderr)
         return 2
@@ -210,7 +226,7 @@ def main(argv: Sequence[str]) -> int:
         os.environ.get("SLACK_QUESTIONS_AGENT_NAME"),
         os.environ.get("SLACK_QUESTIONS_AGENT_ID", "").strip() or None,
     )
-    return asyncio.run(_serve(target, args, access, naming))
+    return asyncio.run(_serve(target, args, access, naming, requester))
 
 
 async def _serve(
@@ -218,8 +234,10 @@ async def _serve(
     args: McpArgs,
     access: HttpAccess | None,
     naming: tuple[str | None, str | None],
+    requester: str | None = None,
 ) -> int:
-    """Serve the desk; `naming`: SLACK_QUESTIONS_AGENT_NAME and SLACK_QUESTIONS_AGENT_ID."""
+    """Serve the desk; `naming`: SLACK_QUESTIONS_AGENT_NAME and SLACK_QUESTIONS_AGENT_ID;
+    `requester`: SLACK_QUESTIONS_REQUESTER."""
     from bot.mcp.desk import DeskOptions, QuestionDesk
 
     signalled = False
@@ -231,7 +249,13 @@ async def _serve(
             except StartupError as error:
                 print(f"cannot start: {error}", file=sys.stderr)
                 return 2
-        options = DeskOptions(agent_name=naming[0], agent_id=naming[1], where=where, http=access)
+        options = DeskOptions(
+            agent_name=naming[0],
+            agent_id=naming[1],
+            requester=requester,
+            where=where,
+            http=access,
+        )
         desk = await stack.enter_async_context(QuestionDesk(relay, options))
         if args.http is None or access is None:  # stdio (access comes with --http)
             signalled = await _until_signalled(desk.server.run_stdio_async())

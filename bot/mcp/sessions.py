@@ -50,12 +50,16 @@ class AgentSessions:
         registry: AgentRegistry,
         configured_name: str | None = None,
         under: str | None = None,
+        *,
+        requester: str | None = None,
     ) -> None:
         """`under` (SLACK_QUESTIONS_AGENT_ID): the agent a relay credential names; each
-        session then asks as `<under>/mcp-…`, a session of that agent the credential covers."""
+        session then asks as `<under>/mcp-…`, a session of that agent the credential covers.
+        `requester` (SLACK_QUESTIONS_REQUESTER): the Slack user every session acts for."""
         self._registry = registry
         self._configured_name = configured_name
         self._under = under
+        self._requester = requester
         self._by_key: dict[str, Agent] = {}
         # Handshake-era connections have no id we can read; their `initialize` params object
         # lives exactly as long as the connection, so its identity stands for it.
@@ -86,7 +90,9 @@ class AgentSessions:
         if known is not None and known.params() is params:
             return known.agent
         agent = Agent(
-            self._new_id(), name=agent_name(params.client_info.name, self._configured_name)
+            self._new_id(),
+            name=agent_name(params.client_info.name, self._configured_name),
+            requester=self._requester,
         )
         detach = self._registry.enter(agent)
         self._by_connection[id(params)] = _ConnectionAgent(weakref.ref(params), agent, detach)
@@ -103,7 +109,11 @@ class AgentSessions:
         return f"{self._under}/{session}" if self._under else session
 
     def _new_agent(self, client_name: str | None) -> Agent:
-        agent = Agent(self._new_id(), name=agent_name(client_name, self._configured_name))
+        agent = Agent(
+            self._new_id(),
+            name=agent_name(client_name, self._configured_name),
+            requester=self._requester,
+        )
         self._registry.enter(agent)
         return agent
 

@@ -172,6 +172,7 @@ def plan_review_message(
                     text=PlainTextObject(text=truncate(label, BUTTON_TEXT_MAX), emoji=False),
                     value=OptionRef(ask_id, index).encode(),
                     style="primary",
+                    # The policy's `confirm` (on unless it says otherwise).
                     confirm=ConfirmObject(
                         title="Approve this plan?",
                         text=truncate(
@@ -180,7 +181,9 @@ def plan_review_message(
                         ),
                         confirm="Approve",
                         deny="Not yet",
-                    ),
+                    )
+                    if status.confirm
+                    else None,
                 ),
             )
         else:

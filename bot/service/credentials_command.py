@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Final
 
+from bot.review import REQUESTER_ID
 from bot.service.principals import mint
 from bot.store import AskStore, Credential, CredentialLimits
 from bot.store.location import LocationError, open_store_at, store_location
@@ -63,6 +64,11 @@ def _parser() -> argparse.ArgumentParser:
     create.add_argument("--max-waits", type=int, help="held waits at once (default 20)")
     create.add_argument("--label", default="", help="who or what holds it")
     create.add_argument("--admin", action="store_true", help="every ask and agent, like the token")
+    create.add_argument(
+        "--requester",
+        help="the Slack user id (U…) every ask is on behalf of: a request naming another is "
+        "refused, and policies may keep that person from approving",
+    )
     commands.add_parser("list", parents=[where], help="every credential, without secrets")
     revoke = commands.add_parser(
         "revoke", parents=[where], help="stop a credential working (within 2 s)"
@@ -105,6 +111,8 @@ def _credential_of(args: argparse.Namespace) -> tuple[str, Credential]:
         for c in args.channel
         if not _CHANNEL.match(c)
     ]
+    if args.requester is not None and not REQUESTER_ID.match(args.requester):
+        problems.append(f"requester {args.requester!r} must be a Slack user id like U0123ABCD")
     if not args.agent and not args.admin:
         problems.append("name at least one --agent ID (or --admin for every agent)")
     limits = {}
@@ -126,6 +134,7 @@ def _credential_of(args: argparse.Namespace) -> tuple[str, Credential]:
         limits=CredentialLimits(**limits),
         label=args.label,
         admin=args.admin,
+        requester=args.requester,
         now=time.time(),
     )
 
@@ -148,6 +157,7 @@ def _line(credential: Credential) -> str:
         f"max_pending={limits.max_pending} creates_per_minute={limits.creates_per_minute}"
         f" max_waits={limits.max_waits}",
         f"created={_when(credential.created_at)}",
+        f"requester={credential.requester or '-'}",
         f"revoked={_when(credential.revoked_at) if credential.revoked_at else '-'}",
     ]
     return "  ".join(fields)

@@ -40,6 +40,7 @@ class Principal:
     channels: tuple[str, ...] = ()  # empty: the configured channels
     limits: CredentialLimits | None = None  # None: no per-caller caps
     credential_id: str | None = None  # None: the shared admin token
+    requester: str | None = None  # the person every ask of this credential is on behalf of
 
     @property
     def name(self) -> str:
@@ -81,6 +82,7 @@ def mint(
     limits: CredentialLimits | None = None,
     label: str = "",
     admin: bool = False,
+    requester: str | None = None,
     now: float,
 ) -> tuple[str, Credential]:
     """A new credential and its token (shown once: only the hash is stored)."""
@@ -94,6 +96,7 @@ def mint(
         limits=limits or CredentialLimits(),
         label=label,
         admin=admin,
+        requester=requester,
         created_at=now,
     )
     return f"{TOKEN_PREFIX}_{credential_id}_{secret}", credential
@@ -111,13 +114,14 @@ def split_token(token: str) -> tuple[str, str] | None:
 def principal_of(credential: Credential) -> Principal:
     """What a stored credential lets its holder do."""
     if credential.admin:
-        return Principal(admin=True, credential_id=credential.id)
+        return Principal(admin=True, credential_id=credential.id, requester=credential.requester)
     return Principal(
         admin=False,
         agents=frozenset(credential.agents),
         channels=credential.channels,
         limits=credential.limits,
         credential_id=credential.id,
+        requester=credential.requester,
     )
 
 

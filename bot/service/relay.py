@@ -29,6 +29,7 @@ from bot.asks.posting import Posting
 from bot.block_ids import parse_number
 from bot.clock import Clock, SystemClock
 from bot.metrics import Metrics
+from bot.review import REQUESTER_ID
 from bot.service.limits import Limits, RateLimited
 from bot.service.openapi import openapi_document
 from bot.service.principals import Principal, Principals, Refusal
@@ -192,6 +193,9 @@ class RelayServer:
         agent_id = _agent_of(caller, body)
         if agent_id is None and not caller.admin:
             return _agent_refused(caller, body)
+        requester = _requester_of(caller, body)
+        if isinstance(requester, web.Response):
+            return requester
         ask_request = body.request()
         asked = (
             ThreadRef(channel=body.thread.channel, thread_ts=body.thread.thread_ts)
@@ -210,6 +214,7 @@ class RelayServer:
                 idempotency_key=_scoped(agent_id, body.idempotency_key),
                 route=route,
                 expires_in=body.expires_in,
+                requester=requester,
             )
         except UserQuestionError as error:
             return problem(error.code, error.message, _fields_of(error, ask_request))
@@ -221,7 +226,7 @@ class RelayServer:
             return problem(error.code, error.message, retry_after=error.retry_after)
         if not created:
             refund()  # an idempotent retry made no new ask
-            if not _same_ask(record, body, agent_id, route):
+            if not _same_ask(record, body, agent_id, route) or record.requester != requester:
                 return problem(
                     IDEMPOTENCY_CONFLICT,
                     f"idempotency_key {body.idempotency_key!r} already made ask {record.id} "
@@ -394,6 +399,29 @@ def _agent_refused(caller: Principal, body: CreateAsk) -> web.Response:
     else:
         message = f"{caller.name} may not ask as agent {body.agent.id!r}; it may ask as: {allowed}"
     return problem(AGENT_NOT_ALLOWED, message, [FieldProblem(field="agent.id", message=message)])
+
+
+def _requester_of(caller: Principal, body: CreateAsk) -> str | web.Response | None:
+    """The person the ask is on behalf of: the one the credential pins (a request naming
+    another is refused, 403), else the one `agent.requester` names (a Slack user id), else
+    None; or the response refusing the request."""
+    named = body.agent.requester if body.agent else None
+    if named is not None and not REQUESTER_ID.match(named):
+        message = f"agent.requester {named!r} is not a Slack user id (U… or W…)"
+        return problem(
+            "INVALID_BODY", message, [FieldProblem(field="agent.requester", message=message)]
+        )
+    if caller.requester is None:
+        return named
+    if named is not None and named != caller.requester:
+        message = (
+            f"{caller.name} asks on behalf of {caller.requester} only, not {named}: leave "
+            "agent.requester out or name that user"
+        )
+        return problem(
+            AGENT_NOT_ALLOWED, message, [FieldProblem(field="agent.requester", message=message)]
+        )
+    return caller.requester
 
 
 def _scoped(agent_id: str | None, key: str | None) -> str | None:

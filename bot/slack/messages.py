@@ -89,8 +89,10 @@ class AskMessages:
         return settled_message(layout, part, settlement)
 
     async def review_status(self, record: AskRecord) -> ReviewStatus:
-        """A plan review's approvals, what it needs, and its previous revision."""
-        policy = self._policies.of(record)
+        """A review's (plan or tool) approvals, what it needs, what its policy lets Slack do
+        and whose agent asks; a plan's previous revision."""
+        name = self._policies.name_of(record)
+        policy = self._policies.named(name)
         previous = await self._store.get(record.revises) if record.revises else None
         return ReviewStatus(
             needed=policy.approvals,
@@ -98,6 +100,12 @@ class AskMessages:
             reviewers=mentions(policy.reviewers),
             revision=record.revision,
             previous_plan=previous.questions[0].detail if previous else None,
+            policy=name,
+            confirm=policy.confirm,
+            in_slack=policy.approve_in_slack,
+            requester=record.requester,
+            requester_may_approve=policy.requester_may_approve,
+            where=policy.where,
         )
 
     def settlement_of(self, record: AskRecord, part: int) -> Settlement:

@@ -66,7 +66,7 @@ class PartAnswer(Record):
 
 
 class Approval(Record):
-    """One reviewer's approval of a plan."""
+    """One reviewer's approval of a plan or a tool."""
 
     by: str
     at: float
@@ -80,6 +80,9 @@ class AskRecord(Record):
     created_at: float
     agent_id: str | None = None
     agent_name: str | None = None
+    # The Slack user id of the person the agent session acts for (`AgentRef.requester`, or
+    # the relay credential's): policies may refuse their approval. None: nobody named.
+    requester: str | None = None
     idempotency_key: str | None = None
     channel: str | None = None
     thread_ts: str | None = None
@@ -92,7 +95,7 @@ class AskRecord(Record):
     decided_at: float | None = None
     reason: str | None = None  # in people's words, why it ended (withdrawn, failed…)
     parts_done: dict[int, PartAnswer] = Field(default_factory=dict)
-    approvals: list[Approval] = Field(default_factory=list)  # plan reviews, in order
+    approvals: list[Approval] = Field(default_factory=list)  # reviews, in order
     revision: int = 1  # plan reviews: 2 and up revise a declined plan of the same agent
     revises: str | None = None  # the ask id of that declined plan
     reminded_at: float | None = None
@@ -248,5 +251,8 @@ class Credential(Record):
     limits: CredentialLimits = CredentialLimits()
     label: str = ""
     admin: bool = False
+    # The Slack user id every ask made with it is on behalf of: an ask naming another
+    # requester is refused, one naming none gets this one.
+    requester: str | None = None
     created_at: float
     revoked_at: float | None = None

@@ -8,11 +8,14 @@ the same path the offline terminal takes. The page never talks to the app.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, TypeAlias
+from typing import Annotated, Final, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from slack_emulator import Delivery, Ephemeral, Message, Person, SlackEmulator, View
+
+REQUIRED: Final = "Please complete this required field."
+"""What Slack's client says under a required input left empty at Submit (it sends nothing)."""
 
 
 class _Act(BaseModel):
@@ -81,11 +84,13 @@ ACT: TypeAdapter[ElementAct | ViewAct | PostAct | CommandAct | HomeAct] = TypeAd
 
 
 class ActResult(BaseModel):
-    """What happened: whether the app heard of it, and whether it acknowledged in time."""
+    """What happened: whether the app heard of it, and whether it acknowledged in time;
+    for a Submit Slack's client refused, the required inputs left empty (block ids)."""
 
     delivered: bool
     acked: bool
     status: int | None = None
+    unfilled: list[str] = []
 
 
 async def perform(
@@ -102,6 +107,10 @@ async def perform(
         delivery = await _use(person, _surface(emu, act.user, act.surface), act)
     elif isinstance(act, ViewAct):
         view = _top_view(emu, act.user, act.view_id)
+        if act.do == "submit" and (unfilled := unfilled_inputs(view)):
+            # Slack's client checks required inputs itself and sends nothing: the person
+            # sees the error under each field, the app never hears of it.
+            return ActResult(delivered=False, acked=False, unfilled=unfilled)
         delivery = await (person.submit(view) if act.do == "submit" else person.close(view))
     elif isinstance(act, PostAct):
         if act.thread_ts:
@@ -152,6 +161,22 @@ def _surface(emu: SlackEmulator, user: str, ref: SurfaceRef) -> Message | Epheme
     if view is None:
         raise LookupError(f"view {ref.id} is not open any more")
     return view
+
+
+def unfilled_inputs(view: View) -> list[str]:
+    """The block ids of `view`'s required inputs the person left empty, in order."""
+    unfilled = []
+    for block in view.blocks:
+        if block.get("type") != "input" or block.get("optional"):
+            continue
+        element = block.get("element") or {}
+        entry = view.state.get(str(block.get("block_id")), {}).get(
+            str(element.get("action_id")), {}
+        )
+        value = next((v for k, v in entry.items() if k != "type"), None)
+        if value is None or value == "" or value == []:
+            unfilled.append(str(block.get("block_id")))
+    return unfilled
 
 
 def _top_view(emu: SlackEmulator, user: str, view_id: str) -> View:

@@ -172,9 +172,12 @@ class _Draw:
         dialog = self.confirm(confirm) if isinstance(confirm, Mapping) else ""
         marker = " data-confirm" if dialog else ""
         link = f' data-url="{html.escape(url)}"' if url.startswith(("http://", "https://")) else ""
+        # The label is ellipsized when it is wider than its pane (CSS); the title shows it whole.
+        title = html.escape(_raw(element.get("text")))
         return (
-            f'<button type="button" class="{classes}" data-el="button"{ids}{marker}{link}>'
-            f"{plain(element.get('text'))}</button>{dialog}"
+            f'<button type="button" class="{classes}" data-el="button"{ids}{marker}{link} '
+            f'title="{title}"><span class="sk-btn-label">{plain(element.get("text"))}</span>'
+            f"</button>{dialog}"
         )
 
     def confirm(self, confirm: Json) -> str:

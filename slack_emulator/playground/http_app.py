@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from slack_emulator import SlackEmulator
 from slack_emulator.playground.access import Access, url_host
-from slack_emulator.playground.acts import ACT, perform
+from slack_emulator.playground.acts import ACT, ViewAct, perform
 from slack_emulator.playground.pages import Page, PageError, Place
 
 STATIC: Final = Path(__file__).with_name("static")
@@ -47,6 +47,8 @@ class Playground:
         self._runner: web.AppRunner | None = None
         self._url: str | None = None
         self._streams: set[asyncio.Task[object]] = set()
+        # view id -> the required inputs its last refused Submit found empty (shown in red).
+        self._unfilled: dict[str, frozenset[str]] = {}
 
     @property
     def url(self) -> str:
@@ -102,7 +104,7 @@ class Playground:
             home=query.get("tab") == "home",
         )
         try:
-            page = Page(self._emu, place)
+            page = Page(self._emu, place, self._unfilled)
         except PageError as error:
             return web.Response(status=404, text=f"{error}\n", content_type="text/plain")
         if query.get("partial") == "1":
@@ -165,7 +167,14 @@ class Playground:
             return _error(404, str(error).strip("'\""))
         except ValueError as error:
             return _error(400, str(error))
-        return web.json_response(result.model_dump())
+        if isinstance(act, ViewAct):
+            self._unfilled.pop(act.view_id, None)
+            if result.unfilled:
+                self._unfilled[act.view_id] = frozenset(result.unfilled)
+        # `unfilled` only when a Submit was refused: every other answer keeps its shape.
+        return web.json_response(
+            result.model_dump(exclude=None if result.unfilled else {"unfilled"})
+        )
 
 
 async def _to_page(request: web.Request) -> web.Response:

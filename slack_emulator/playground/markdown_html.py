@@ -1,5 +1,6 @@
 """The `markdown` block's standard markdown as HTML: headings, lists, quotes, code, rules,
-paragraphs, and inline emphasis, code and links.
+tables (GitHub's pipe tables, which Slack's block renders), paragraphs, and inline emphasis,
+code and links.
 
 Pure and escaping, like `mrkdwn`: markdown's raw HTML is not supported here (Slack's block
 does not render it either), so `<script>` in a plan is text on the page.
@@ -21,6 +22,8 @@ _BULLET: Final = re.compile(r"^(\s*)[-*+]\s+(.*)$")
 _NUMBERED: Final = re.compile(r"^(\s*)(\d{1,9})[.)]\s+(.*)$")
 _RULE: Final = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 _QUOTE: Final = re.compile(r"^\s*>\s?(.*)$")
+_TABLE_RULE: Final = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
+_CELL_SPLIT: Final = re.compile(r"(?<!\\)\|")
 _INLINE_CODE: Final = re.compile(r"`([^`]+)`")
 _LINK: Final = re.compile(r"\[([^\]\n]+)\]\(([^)\s]+)\)")
 _AUTOLINK: Final = re.compile(r"<((?:https?://|mailto:)[^<>\s]+)>")
@@ -59,6 +62,13 @@ def markdown(text: str) -> str:
             out.append(f'<h{level} class="md-h">{inline(heading[2])}</h{level}>')
             i += 1
             continue
+        if _is_table(lines, i):
+            rows: list[list[str]] = []
+            while i < len(lines) and "|" in lines[i] and lines[i].strip():
+                rows.append(_cells(lines[i]))
+                i += 1
+            out.append(_table(rows[0], rows[1], rows[2:]))
+            continue
         if _RULE.match(line):
             out.append('<hr class="md-hr">')
             i += 1
@@ -93,7 +103,12 @@ def markdown(text: str) -> str:
             out.append(f'<{tag} class="md-list"{start}>{body_html}</{tag}>')
             continue
         paragraph: list[str] = []
-        while i < len(lines) and lines[i].strip() and not _starts_block(lines[i]):
+        while (
+            i < len(lines)
+            and lines[i].strip()
+            and not _starts_block(lines[i])
+            and not _is_table(lines, i)
+        ):
             paragraph.append(lines[i].strip())
             i += 1
         out.append(f'<p class="md-p">{inline(" ".join(paragraph))}</p>')
@@ -103,6 +118,52 @@ def markdown(text: str) -> str:
 def _starts_block(line: str) -> bool:
     return any(
         pattern.match(line) for pattern in (_FENCE, _HEADING, _RULE, _QUOTE, _BULLET, _NUMBERED)
+    )
+
+
+def _is_table(lines: list[str], i: int) -> bool:
+    """Whether a pipe table starts at line `i`: a row of cells over a `---|---` rule with as
+    many columns."""
+    if i + 1 >= len(lines) or "|" not in lines[i] or not _TABLE_RULE.match(lines[i + 1]):
+        return False
+    return "|" in lines[i + 1] and len(_cells(lines[i])) == len(_cells(lines[i + 1]))
+
+
+def _cells(row: str) -> list[str]:
+    """A table row's cells, trimmed; `\\|` is a pipe inside a cell."""
+    inner = row.strip().removeprefix("|")
+    if inner.endswith("|") and not inner.endswith("\\|"):
+        inner = inner[:-1]
+    return [cell.strip().replace("\\|", "|") for cell in _CELL_SPLIT.split(inner)]
+
+
+def _table(header: list[str], rule: list[str], body: list[list[str]]) -> str:
+    """A pipe table as an HTML table; each column aligned as its rule says (`:--`, `:-:`, `--:`)."""
+    aligns = [
+        "center"
+        if cell.startswith(":") and cell.endswith(":")
+        else "right"
+        if cell.endswith(":")
+        else "left"
+        for cell in rule
+    ]
+
+    def row(cells: list[str], tag: str) -> str:
+        # A short row is padded and a long one cut to the header's width, as GitHub does.
+        padded = (cells + [""] * len(aligns))[: len(aligns)]
+        return (
+            "<tr>"
+            + "".join(
+                f'<{tag} style="text-align:{align}">{inline(cell)}</{tag}>'
+                for cell, align in zip(padded, aligns, strict=True)
+            )
+            + "</tr>"
+        )
+
+    rows = "".join(row(cells, "td") for cells in body)
+    return (
+        '<div class="md-table-wrap"><table class="md-table">'
+        f"<thead>{row(header, 'th')}</thead><tbody>{rows}</tbody></table></div>"
     )
 
 

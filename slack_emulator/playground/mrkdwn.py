@@ -13,6 +13,7 @@ import html
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Final
 
 from slack_emulator import EMOJI
@@ -28,6 +29,8 @@ _CODE_BLOCK: Final = re.compile(r"```\n?(.*?)```", re.DOTALL)
 _INLINE_CODE: Final = re.compile(r"`([^`\n]+)`")
 _TOKEN: Final = re.compile(r"<([^<>\n]+)>")
 _EMOJI: Final = re.compile(r":([a-z0-9_+\-]+):")
+_LAST_SECOND: Final = 253402300799
+"""9999-12-31 23:59:59 UTC: a later date token shows its fallback (no date type holds it)."""
 _ENTITY: Final = re.compile(r"&(lt|gt|amp);")
 _EMPHASIS: Final = (
     (re.compile(r"(?<![\w*])\*(?!\s)([^*\n]+?)(?<!\s)\*(?![\w*])"), "b"),
@@ -125,7 +128,7 @@ def _token(inner: str, names: Names) -> str:
         shown = names.group(group_id) or label.lstrip("@") or group_id
         return _mention("@" + shown)
     if body.startswith("!date^"):
-        return html.escape(label or body)
+        return date(body, label)
     if body.startswith("!"):
         # <!channel>, <!here>, <!everyone>: shown highlighted, as Slack does; no one is paged.
         word = body[1:].split("^", 1)[0]
@@ -140,6 +143,20 @@ def _token(inner: str, names: Names) -> str:
     return (
         f'<a class="sk-link" href="{html.escape(url)}" target="_blank" '
         f'rel="noopener noreferrer">{html.escape(shown)}</a>'
+    )
+
+
+def date(body: str, fallback: str) -> str:
+    """A `<!date^SECONDS^FORMAT[^LINK]|fallback>` token: the fallback, in an element carrying
+    the time and format, which the page's script shows in the reader's own time zone."""
+    _, seconds, *rest = body.split("^")
+    shown = html.escape(fallback or body)
+    if not seconds.isdigit() or int(seconds) > _LAST_SECOND or not rest:
+        return shown
+    at = datetime.fromtimestamp(int(seconds), UTC).isoformat()
+    return (
+        f'<time class="sk-date" datetime="{at}" data-ts="{int(seconds)}" '
+        f'data-format="{html.escape(rest[0])}">{shown}</time>'
     )
 
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
 from urllib.parse import urlencode
 
 from slack_emulator import Channel, Ephemeral, Message, SlackEmulator, View
+from slack_emulator.playground.acts import REQUIRED, unfilled_inputs
 from slack_emulator.playground.blocks import render_blocks
 from slack_emulator.playground.mrkdwn import Names, mrkdwn, plain
 
@@ -59,10 +60,17 @@ class Place:
 
 
 class Page:
-    """Draws the playground for one place."""
+    """Draws the playground for one place. `unfilled`: per view id, the required inputs a
+    refused Submit found empty; each shows Slack's error under it until it is filled in."""
 
-    def __init__(self, emu: SlackEmulator, place: Place) -> None:
+    def __init__(
+        self,
+        emu: SlackEmulator,
+        place: Place,
+        unfilled: Mapping[str, frozenset[str]] | None = None,
+    ) -> None:
         self._emu = emu
+        self._unfilled = unfilled or {}
         workspace = emu.workspace
         if place.user not in workspace.users or workspace.users[place.user].is_bot:
             known = ", ".join(people_ids(emu)) or "none"
@@ -244,7 +252,9 @@ class Page:
         back = (
             '<span class="sk-modal-depth" title="pushed views">&lsaquo;</span>' if depth > 1 else ""
         )
-        blocks = render_blocks(view.blocks, self._names, state=view.state, errors=view.errors)
+        still_empty = self._unfilled.get(view.id, frozenset()).intersection(unfilled_inputs(view))
+        errors = {**dict.fromkeys(still_empty, REQUIRED), **view.errors}
+        blocks = render_blocks(view.blocks, self._names, state=view.state, errors=errors)
         return (
             f'<div class="sk-modal-h">{back}<span class="sk-app-dot">🤖</span>'
             f'<span class="sk-modal-title">{title}</span>'
@@ -266,7 +276,13 @@ class Page:
         user = emu.workspace.users.get(author_id)
         author = self._app_name() if is_app else (self._user_name(author_id) or author_id)
         badge = '<span class="sk-badge">APP</span>' if is_app else ""
-        when = datetime.fromtimestamp(float(message.ts), UTC).strftime("%H:%M")
+        # UTC until the page's script shows it in the reader's time zone, as Slack does.
+        seconds = int(float(message.ts))
+        when = (
+            f'<time class="sk-date" datetime="{datetime.fromtimestamp(seconds, UTC).isoformat()}" '
+            f'data-ts="{seconds}" data-format="{{time}}">'
+            f"{datetime.fromtimestamp(seconds, UTC).strftime('%H:%M')}</time>"
+        )
         edited = (
             '<span class="sk-edited">(edited)</span>'
             if isinstance(message, Message) and message.edited
@@ -293,7 +309,7 @@ class Page:
         avatar = _avatar(author, is_app, user.id if user else author_id)
         inner = (
             f'{avatar}<div class="sk-msg-body"><div class="sk-msg-meta"><b class="sk-author">'
-            f"{html.escape(author)}</b>{badge}<time>{when}</time>{edited}</div>"
+            f"{html.escape(author)}</b>{badge}{when}{edited}</div>"
             f'{only_you}<div class="sk-msg-blocks">{content}</div>{replies}</div>'
         )
         classes = "sk-msg sk-ephemeral" if isinstance(message, Ephemeral) else "sk-msg"

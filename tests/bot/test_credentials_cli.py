@@ -60,6 +60,20 @@ def test_create_takes_its_limits_label_and_several_agents(
     assert token.split("_", 2)[2] not in listed
 
 
+def test_create_may_pin_the_requester_every_ask_is_on_behalf_of(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "asks.db"
+    argv = ["credentials", "create", "--agent", "dev", "--requester", "U0ALICE001"]
+    assert main([*argv, "--db", str(db)]) == 0
+    token = capsys.readouterr().out.strip()
+    principal = principal_of(db, token)
+    assert isinstance(principal, Principal)
+    assert principal.requester == "U0ALICE001"
+    assert main(["credentials", "list", "--db", str(db)]) == 0
+    assert "  requester=U0ALICE001  revoked=-" in capsys.readouterr().out
+
+
 def test_revoke_stops_the_token_working(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = str(tmp_path / "asks.db")
     main(["credentials", "create", "--agent", "ci", "--db", db])
@@ -86,6 +100,10 @@ def test_revoking_an_unknown_id_exits_2_naming_it(
         (["--agent", "ci", "--max-pending", "0"], "--max-pending must be from 1 to 100000, not 0"),
         (["--agent", "ci", "--max-waits", "100001"], "--max-waits must be from 1 to 100000"),
         ([], "name at least one --agent ID (or --admin for every agent)"),
+        (
+            ["--agent", "ci", "--requester", "S0REVIEWER"],
+            "requester 'S0REVIEWER' must be a Slack user id like U0123ABCD",
+        ),
     ],
 )
 def test_bad_input_to_create_exits_2_saying_what_was_wrong(

@@ -96,6 +96,7 @@ function redraw(html, version) {
 
   root.innerHTML = html;
   root.dataset.version = version || "";
+  localizeDates(root);
 
   for (const el of root.querySelectorAll("[data-el]")) {
     const d = dirty.get(keyOf(el));
@@ -116,6 +117,37 @@ function redraw(html, version) {
     if (i >= atBottom.length || atBottom[i]) m.scrollTop = m.scrollHeight;
   });
   settle();
+}
+
+// Dates ------------------------------------------------------------------------------
+
+// A <time data-ts data-format> (a `<!date^…>` token, a message's time) is drawn with its UTC
+// fallback; Slack shows it in the reader's own time zone, and so does the page.
+function localizeDates(root) {
+  for (const el of root.querySelectorAll("time[data-ts][data-format]")) {
+    el.textContent = slackDate(Number(el.dataset.ts), el.dataset.format);
+  }
+}
+
+function slackDate(seconds, format) {
+  const at = new Date(seconds * 1000);
+  const shown = (options) => new Intl.DateTimeFormat(undefined, options).format(at).replace(/\u202f/g, " ");
+  const midnight = (d) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  const days = Math.round((midnight(at) - midnight(new Date())) / 86400000);
+  const pretty = (otherwise) => ({ "-1": "yesterday", 0: "today", 1: "tomorrow" })[String(days)] || otherwise;
+  const pad = (n) => String(n).padStart(2, "0");
+  const parts = {
+    date_num: `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`,
+    date: shown({ month: "long", day: "numeric", year: "numeric" }),
+    date_short: shown({ month: "short", day: "numeric", year: "numeric" }),
+    date_long: shown({ weekday: "long", month: "long", day: "numeric", year: "numeric" }),
+    time: shown({ hour: "numeric", minute: "2-digit" }),
+    time_secs: shown({ hour: "numeric", minute: "2-digit", second: "2-digit" }),
+  };
+  parts.date_pretty = pretty(parts.date);
+  parts.date_short_pretty = pretty(parts.date_short);
+  parts.date_long_pretty = pretty(parts.date_long);
+  return format.replace(/\{(\w+)\}/g, (token, name) => (Object.hasOwn(parts, name) ? parts[name] : token));
 }
 
 // After every draw: open the Home tab once per visit, and follow a #m-… anchor.
@@ -233,4 +265,8 @@ events.onmessage = (event) => {
 };
 events.onerror = () => { document.body.classList.add("is-offline"); };
 events.onopen = () => { document.body.classList.remove("is-offline"); };
+// A channel or thread opens at its newest message, as Slack's does (a #m-… anchor, followed
+// by settle, wins); redraws then keep it there unless the person scrolled up.
+localizeDates(app());
+app().querySelectorAll(".sk-messages").forEach((m) => { m.scrollTop = m.scrollHeight; });
 settle();

@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 from bot.config import ConfigError
-from bot.mcp.main import NOWHERE, RelayTarget, SocketTarget, parse_mcp_args, resolve_target
+from bot.mcp.main import (
+    NOWHERE,
+    RelayTarget,
+    SocketTarget,
+    parse_mcp_args,
+    requester_of,
+    resolve_target,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
 RELAY = {"SLACK_QUESTIONS_RELAY_URL": "http://relay:3000", "SLACK_QUESTIONS_RELAY_TOKEN": "t" * 20}
@@ -115,4 +122,22 @@ def test_without_the_mcp_extra_it_exits_2_saying_what_to_install() -> None:
     assert ran.stdout == ""
     assert ran.stderr == (
         "python -m bot mcp needs the MCP SDK: pip install 'slack-questions[mcp]'\n"
+    )
+
+
+def test_the_requester_is_read_from_the_environment_as_the_hook_reads_it() -> None:
+    assert requester_of({"SLACK_QUESTIONS_REQUESTER": " U0ALICE001 "}) == "U0ALICE001"
+    assert requester_of({"SLACK_QUESTIONS_REQUESTER": ""}) is None
+    assert requester_of({}) is None
+
+
+def test_a_requester_that_is_not_a_slack_user_id_exits_2_naming_it() -> None:
+    ran = run_python(
+        "import sys; from bot.cli import main; sys.exit(main(['mcp']))",
+        **RELAY,
+        SLACK_QUESTIONS_REQUESTER="S0REVIEWER",
+    )
+    assert (ran.returncode, ran.stdout) == (2, "")
+    assert ran.stderr == (
+        "cannot start: SLACK_QUESTIONS_REQUESTER='S0REVIEWER' is not a Slack user id (U… or W…)\n"
     )

@@ -132,3 +132,18 @@ async def test_without_the_agent_id_an_agent_credential_is_refused_naming_its_ag
     assert "may not ask as agent 'mcp-" in str(result.content)
     assert "it may ask as: ci" in str(result.content)
     assert await server.store.recent(limit=5) == []
+
+
+async def test_every_session_asks_for_the_configured_requester(
+    server: Server, emu: SlackEmulator
+) -> None:
+    token = await credential(server, "ci")
+    options = DeskOptions(agent_id="ci", requester=ALICE)
+    async with (
+        RelayProvider(server.url, token) as relay,
+        QuestionDesk(relay, options) as desk,
+        client(desk, "legacy", name="claude-code") as mcp,
+    ):
+        await answered_in(emu, 1, asyncio.create_task(mcp.call_tool(NAME, {"questions": [DB]})))
+    (record,) = await server.store.recent(limit=5)
+    assert record.requester == ALICE

@@ -14,8 +14,12 @@ async def credential(
     *agents: str,
     channels: tuple[str, ...] = (),
     limits: CredentialLimits | None = None,
+    requester: str | None = None,
 ) -> str:
-    """A new credential acting as `agents`, stored where the service reads them; its token."""
-    token, made = mint(agents=agents, channels=channels, limits=limits, now=time.time())
+    """A new credential acting as `agents` (on behalf of `requester`, if given), stored
+    where the service reads them; its token."""
+    token, made = mint(
+        agents=agents, channels=channels, limits=limits, requester=requester, now=time.time()
+    )
     await server.store.add_credential(made)
     return token

@@ -221,7 +221,7 @@ async def test_a_tool_approval_whose_allow_names_no_option_is_bad_intent(
     tool = {**TOOL, "intent": {"kind": "tool-approval", "allow": "Yes"}}
     status, problem = await relay(http, "POST", f"{server.url}/v1/asks", json={"questions": [tool]})
     assert (status, problem["error"]["code"], problem["error"]["message"]) == (
-        400,
+        422,
         "BAD_INTENT",
         'question approve declares intent tool-approval whose allow label "Yes" names none '
         "of its options",
@@ -242,7 +242,7 @@ async def test_a_plan_in_a_batch_its_policys_approvals_cannot_be_counted_in_is_r
         http, "POST", f"{server.url}/v1/asks", json={"questions": [PLAN, DB]}
     )
     assert (status, problem["error"]["code"], problem["error"]["message"]) == (
-        400,
+        422,
         "BAD_INTENT",
         "policy kinds.plan-review needs 2 approvals of a plan review, which only a lone "
         "single-select plan-review question can collect",

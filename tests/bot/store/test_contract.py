@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -88,6 +89,7 @@ def full_record() -> AskRecord:
         created_at=1700000000.25,
         agent_id="planner-7",
         agent_name="Release planner",
+        requester="U0ALICE001",
         idempotency_key="key-full",
         channel="C1",
         thread_ts="1700000000.000100",
@@ -117,6 +119,12 @@ async def test_an_added_ask_reads_back_equal_to_the_record_stored(store: AskStor
     record = full_record()
     assert await store.add(record) == (record, True)
     assert await store.get("ask-full") == record
+
+
+def test_an_ask_stored_before_requesters_were_kept_reads_back_with_none() -> None:
+    stored = full_record().model_dump(mode="json")
+    del stored["requester"]
+    assert AskRecord.model_validate_json(json.dumps(stored)).requester is None
 
 
 async def test_adding_an_ask_logs_one_created_event_at_its_creation_time(store: AskStore) -> None:

@@ -40,7 +40,9 @@ CHROMIUM_ARGS = [
 # Each run writes its screenshots here (ignored by git); docs/screenshots holds the copies the
 # README shows, refreshed by hand: cp artifacts/screenshots/*.png docs/screenshots/
 SCREENSHOTS = Path(__file__).resolve().parents[3] / "artifacts" / "screenshots"
-VIEWPORT: ViewportSize = {"width": 1200, "height": 760}
+WIDE = 1280
+NARROW = 800
+HEIGHT = 800
 
 
 def chromium() -> str:
@@ -106,9 +108,25 @@ async def playground(bot: Bot) -> AsyncIterator[Playground]:
         await served.close()
 
 
+@pytest.fixture
+def width() -> int:
+    """The browser window's width; a test runs at others with
+    `@pytest.mark.parametrize("width", [WIDE, NARROW])`."""
+    return WIDE
+
+
+@pytest.fixture
+def timezone() -> str:
+    """The reader's time zone (the browser's); a test may parametrize it like `width`."""
+    return "UTC"
+
+
 @pytest_asyncio.fixture(loop_scope="session")
-async def screen(browser: Browser, playground: Playground) -> AsyncIterator[Screen]:
-    context = await browser.new_context(viewport=VIEWPORT)
+async def screen(
+    browser: Browser, playground: Playground, width: int, timezone: str
+) -> AsyncIterator[Screen]:
+    viewport: ViewportSize = {"width": width, "height": HEIGHT}
+    context = await browser.new_context(viewport=viewport, locale="en-US", timezone_id=timezone)
     page = await context.new_page()
     seen = Screen(page, playground)
     page.on("dialog", lambda dialog: seen.dialogs.append(dialog.message))

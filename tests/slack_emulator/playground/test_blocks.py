@@ -336,6 +336,76 @@ def test_a_markdown_block_shows_headings_lists_and_code() -> None:
     assert [e.text for e in find(markup, "ul", class_="md-list")] == ["ab"]
 
 
+def test_a_markdown_table_is_a_table_with_its_header_cells_and_alignment() -> None:
+    markup = draw(
+        {
+            "type": "markdown",
+            "block_id": "p",
+            "text": "Steps:\n| Step | Risk | Owner |\n|:--|:-:|--:|\n"
+            "| Add a `Store` | **low** | a \\| b |\n| Switch | high |\n\nThen ship.",
+        }
+    )
+    (table,) = find(markup, "table", class_="md-table")
+    assert [e.text for e in table.descendants() if e.tag == "th"] == ["Step", "Risk", "Owner"]
+    rows = [[c.text for c in row.children] for row in table.descendants() if row.tag == "tr"]
+    # A short row is padded to the header's columns; `\|` is a pipe inside a cell.
+    assert rows[1:] == [["Add a Store", "low", "a | b"], ["Switch", "high", ""]]
+    aligns = [c.attrs["style"] for c in table.descendants() if c.tag == "th"]
+    assert aligns == ["text-align:left", "text-align:center", "text-align:right"]
+    assert [e.text for e in find(markup, "p", class_="md-p")] == ["Steps:", "Then ship."]
+
+
+def test_pipes_without_a_rule_line_under_them_stay_a_paragraph() -> None:
+    markup = draw({"type": "markdown", "block_id": "p", "text": "a | b\nc | d"})
+    assert find(markup, "table") == []
+    assert [e.text for e in find(markup, "p", class_="md-p")] == ["a | b c | d"]
+
+
+def test_a_date_token_carries_its_time_and_format_for_the_readers_zone() -> None:
+    markup = draw(
+        {
+            "type": "context",
+            "block_id": "c",
+            "elements": [
+                mrkdwn(
+                    "Answered · <!date^1700000000^{date_short_pretty} at {time}|2023-11-14 22:13 UTC>"
+                )
+            ],
+        }
+    )
+    (stamp,) = find(markup, "time", class_="sk-date")
+    assert stamp.text == "2023-11-14 22:13 UTC"  # until the page's script shows it locally
+    assert stamp.attrs == {
+        "class": "sk-date",
+        "datetime": "2023-11-14T22:13:20+00:00",
+        "data-ts": "1700000000",
+        "data-format": "{date_short_pretty} at {time}",
+    }
+
+
+@pytest.mark.parametrize(
+    "token", ["<!date^soon^{time}|later>", "<!date^99999999999999^{time}|later>"]
+)
+def test_a_date_token_the_page_cannot_read_shows_its_fallback(token: str) -> None:
+    markup = draw({"type": "section", "block_id": "s", "text": mrkdwn(token)})
+    assert find(markup, "time") == []
+    assert text(markup) == "later"
+
+
+def test_a_button_label_is_held_whole_in_its_title() -> None:
+    label = 'Keep the "current" cluster & add a replica for reporting'
+    markup = draw(
+        {
+            "type": "actions",
+            "block_id": "a",
+            "elements": [{"type": "button", "action_id": "b", "text": plain(label)}],
+        }
+    )
+    (button,) = find(markup, "button", data_el="button")
+    assert button.attrs["title"] == label
+    assert [e.text for e in find(markup, "span", class_="sk-btn-label")] == [label]
+
+
 def test_the_plan_review_reads_as_header_question_plan_progress_and_decision_buttons() -> None:
     markup = draw(
         {"type": "header", "block_id": "sq~ph.0", "text": plain("📋 Plan review")},

@@ -41,6 +41,8 @@ PLAN = {
     "question": "May I carry out this plan?",
     "detail": "## Plan: move sessions to Redis\n\n1. Add a `SessionStore` interface.\n"
     "2. Implement it on Redis with a 24 h TTL.\n3. Switch reads behind a flag.\n\n"
+    "| Step | Risk | Owner |\n|:--|:-:|--:|\n| Dual-write sessions | low | payments |\n"
+    "| Switch reads | high | platform |\n\n"
     "```python\nclass SessionStore(Protocol): ...\n```\n",
     "options": [{"label": "Revise it"}, {"label": "Approve"}],
     "intent": {"kind": "plan-review", "approve": "Approve"},

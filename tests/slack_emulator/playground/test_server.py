@@ -4,6 +4,7 @@ and a page that shows what a person sees (threads, ephemerals, edits)."""
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator
 
 import aiohttp
@@ -157,3 +158,21 @@ async def test_a_thread_shows_its_root_replies_and_the_persons_ephemeral_message
     ]
     bob_page = await (await http.get(f"{served.url}?as={BOB}&c={CHANNEL}&t={root['ts']}")).text()
     assert "Only you can answer this" not in text(bob_page)
+
+
+async def test_started_on_every_interface_at_a_fixed_port_it_is_opened_on_loopback_there(
+    emu: SlackEmulator, http: aiohttp.ClientSession
+) -> None:
+    # What `SLACK_QUESTIONS_PLAYGROUND=0.0.0.0:8080` asks (bot/offline/listen.py parses it),
+    # so `docker run -p 127.0.0.1:8080:8080` reaches it; a free port stands in for 8080.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    playground = Playground(emu, person=ALICE)
+    await playground.start(host="0.0.0.0", port=port)
+    try:
+        assert playground.url.startswith(f"http://127.0.0.1:{port}/")
+        response = await http.get(playground.url)
+        assert response.status == 200
+    finally:
+        await playground.close()

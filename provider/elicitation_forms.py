@@ -179,7 +179,7 @@ class ElicitationForm:
 
 
 def _detail(form_field: FormField, problem: str | None) -> str | None:
-    lines = [f"*Not accepted:* {problem}"] if problem else []
+    lines = [f"Not accepted: {problem}"] if problem else []  # agent text: shown literally
     if form_field.description:
         lines.append(form_field.description)
     hint = _hint(form_field)

@@ -10,14 +10,16 @@ from slack_sdk.models.blocks import Block, ContextBlock, MarkdownTextObject, Sec
 
 from bot.block_ids import BlockKind
 from bot.outcomes import Verdict
+from bot.render.agent_text import literal_within, one_line
 from bot.render.layout import MESSAGE_BLOCKS_MAX, AskLayout
 from bot.render.message import MessageContent
 from bot.render.question import SECTION_TEXT_MAX
-from bot.render.text import cut_escaped, escaped_within, truncate
+from bot.render.text import cut_escaped, truncate
 from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
 
 SUMMARY_QUESTION_MAX = 300
 SUMMARY_ANSWER_MAX = 900
+REASON_MAX = 500
 
 
 @dataclass(frozen=True)
@@ -40,12 +42,13 @@ def when(at: float) -> str:
 
 
 def answer_text(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem | None) -> str:
-    """One answer in words (escaped mrkdwn)."""
+    """One answer in words (mrkdwn): the chosen labels in bold, typed text after them quoted,
+    both shown literally, so neither can draw a line that reads as the bot's."""
     if item is None:
         return "_no answer_"
-    chosen = [f"*{escaped_within(label, SUMMARY_ANSWER_MAX)}*" for label in item.selected]
+    chosen = [f"*{one_line(label, SUMMARY_ANSWER_MAX)}*" for label in item.selected]
     if item.custom is not None:
-        custom = escaped_within(item.custom, SUMMARY_ANSWER_MAX).replace("\n", "\n> ")
+        custom = literal_within(item.custom, SUMMARY_ANSWER_MAX).replace("\n", "\n> ")
         chosen.append(f"\n> {custom}" if question.options else custom)
     return ", ".join(chosen) if chosen else "_skipped_"
 
@@ -54,7 +57,7 @@ def verdict_line(settlement: Settlement) -> str:
     """The footer: what happened, who did it, and when (this surface's wording table)."""
     who = f"<@{settlement.actor}>" if settlement.actor else "someone"
     stamp = when(settlement.at)
-    reason = f": {escaped_within(settlement.reason, 500)}" if settlement.reason else ""
+    reason = f": {one_line(settlement.reason, REASON_MAX)}" if settlement.reason else ""
     if settlement.waiting:
         return f":white_check_mark: This part answered by {who} · {stamp} · waiting for the rest"
     match settlement.verdict:
@@ -77,7 +80,7 @@ def settled_message(layout: AskLayout, part_number: int, settlement: Settlement)
     show_answers = settlement.verdict is Verdict.ANSWERED
     lines = []
     for q in layout.parts[part_number].questions:
-        line = f"*{escaped_within(q.question.question, SUMMARY_QUESTION_MAX)}*"
+        line = f"*{one_line(q.question.question, SUMMARY_QUESTION_MAX)}*"
         if show_answers:
             line += f"\n→ {answer_text(q.question, settlement.answers.get(q.question.id))}"
         lines.append(line)

@@ -9,18 +9,20 @@ from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
     ButtonElement,
-    ContextBlock,
     MarkdownTextObject,
     PlainTextObject,
     SectionBlock,
 )
 
 from bot.block_ids import Action, BlockKind, PartRef
+from bot.render.agent_text import code_span, literal_within, one_line
 from bot.render.layout import AskLayout
 from bot.render.question import form_blocks, one_click_blocks
-from bot.render.text import escaped_within
+from bot.render.text import cut_escaped
 
 FALLBACK_TEXT_MAX = 300
+AGENT_NAME_MAX = 80
+AGENT_ID_MAX = 80
 
 
 @dataclass(frozen=True)
@@ -36,8 +38,17 @@ class MessageContent:
 
 
 def agent_label(agent_name: str | None, agent_id: str | None) -> str:
-    """How the agent is named in messages (escaped mrkdwn)."""
-    return escaped_within(agent_name or agent_id or "An agent", 80)
+    """How the agent is named in messages (mrkdwn): its name as literal text, then its id.
+
+    Never bold and never formatted, so no name can pass for the bot's own words, and the id is
+    always beside it (in code), so a name alone cannot pass for another agent's."""
+    name = " ".join((agent_name or "").split())
+    ident = " ".join((agent_id or "").split())
+    if name and ident and name != ident:
+        return f"{one_line(name, AGENT_NAME_MAX)} ({code_span(ident, AGENT_ID_MAX)})"
+    if ident:
+        return code_span(ident, AGENT_ID_MAX)
+    return one_line(name, AGENT_NAME_MAX) if name else "An agent"
 
 
 def thread_root(agent_name: str | None, agent_id: str | None) -> MessageContent:
@@ -48,37 +59,38 @@ def thread_root(agent_name: str | None, agent_id: str | None) -> MessageContent:
             block_id="sq~root",
             text=MarkdownTextObject(
                 verbatim=True,
-                text=f":robot_face: *{name}* needs answers from people. "
+                text=f":robot_face: Agent {name} needs answers from people. "
                 "Its questions appear in this thread.",
             ),
         )
     ]
-    if agent_id and agent_name:
-        blocks.append(
-            ContextBlock(
-                block_id="sq~root.id",
-                elements=[
-                    MarkdownTextObject(
-                        verbatim=True, text=f"agent id `{escaped_within(agent_id, 200)}`"
-                    )
-                ],
-            )
-        )
-    return MessageContent(text=f"{name} needs answers from people", blocks=blocks)
+    # The notification keeps its short form; the message itself always shows the id.
+    plain = one_line(agent_name or agent_id or "An agent", AGENT_NAME_MAX)
+    return MessageContent(text=f"{plain} needs answers from people", blocks=blocks)
 
 
 def ask_message(
-    ask_id: str, layout: AskLayout, part_number: int, agent_name: str | None
+    ask_id: str,
+    layout: AskLayout,
+    part_number: int,
+    agent_name: str | None,
+    *,
+    agent_id: str | None = None,
 ) -> MessageContent:
     """One part of an ask, with its controls."""
     part = layout.parts[part_number]
-    who = agent_label(agent_name, None)
+    who = agent_label(agent_name, agent_id)
     first = part.questions[0].question
-    text = escaped_within(f"{agent_name or 'An agent'} asks: {first.question}", FALLBACK_TEXT_MAX)
+    # Notification text: the same words, the id without its code marks (a backtick in agent
+    # text is never a real one, so only those marks go).
+    text = cut_escaped(
+        f"{who.replace('`', '')} asks: {literal_within(first.question, FALLBACK_TEXT_MAX)}",
+        FALLBACK_TEXT_MAX,
+    )
     if layout.one_click:
         return MessageContent(text, one_click_blocks(layout, ask_id, part.questions[0]))
     total = len(layout.questions)
-    heading = f"*{who}* asks:" if total == 1 else f"*{who}* asks {total} questions"
+    heading = f"{who} asks:" if total == 1 else f"{who} asks {total} questions"
     if len(layout.parts) > 1:
         heading += f" — part {part_number + 1} of {len(layout.parts)}"
     blocks: list[Block] = [

@@ -14,15 +14,22 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from bot.block_ids import Action, BlockKind, Callback, ViewMeta
+from bot.render.agent_text import detail_mrkdwn, fenced_chunks, literal, one_line
 from bot.render.layout import INPUT_LABEL_MAX, MODAL_BLOCKS_MAX, AskLayout
 from bot.render.message import agent_label
 from bot.render.question import SECTION_TEXT_MAX, TEXT_INPUT_MAX, form_blocks
-from bot.render.text import chunks, escape, truncate
+from bot.render.text import truncate
 from provider import AskUserQuestionItem
 
 
 def form_modal(
-    ask_id: str, layout: AskLayout, part_number: int, agent_name: str | None, channel: str
+    ask_id: str,
+    layout: AskLayout,
+    part_number: int,
+    agent_name: str | None,
+    channel: str,
+    *,
+    agent_id: str | None = None,
 ) -> View:
     """The questions of one part as a modal; closing it ends the ask as closed (`notify_on_close`)."""
     part = layout.parts[part_number]
@@ -32,7 +39,7 @@ def form_modal(
             elements=[
                 MarkdownTextObject(
                     verbatim=True,
-                    text=f"*{agent_label(agent_name, None)}* is waiting for this answer. "
+                    text=f"{agent_label(agent_name, agent_id)} is waiting for this answer. "
                     "Closing this form tells the agent the question was dismissed.",
                 )
             ],
@@ -81,22 +88,23 @@ def other_modal(ask_id: str, index: int, question: AskUserQuestionItem) -> View:
 
 
 def details_modal(questions: list[AskUserQuestionItem]) -> View:
-    """Everything the message preview cut: full question, detail and options."""
+    """Everything the message preview cut: full question, detail and options, shown literally
+    (the detail's code blocks as code, its other lines quoted, as in the message)."""
     texts: list[str] = []
     for question in questions:
         parts = []
         if question.header:
-            parts.append(f"*{escape(question.header)}*")
-        parts.append(escape(question.question))
+            parts.append(f"*{one_line(question.header, SECTION_TEXT_MAX // 2)}*")
+        parts.append(literal(question.question))
         if question.detail:
-            parts.append(escape(question.detail))
+            parts.append(detail_mrkdwn(question.detail))
         for option in question.options or []:
-            line = f"• *{escape(option.label)}*"
+            line = f"• *{one_line(option.label, SECTION_TEXT_MAX // 2)}*"
             if option.description:
-                line += f" — {escape(option.description)}"
+                line += f" — {literal(option.description)}"
             parts.append(line)
         texts.append("\n\n".join(parts))
-    sections = [piece for text in texts for piece in chunks(text, SECTION_TEXT_MAX)]
+    sections = [piece for text in texts for piece in fenced_chunks(text, SECTION_TEXT_MAX)]
     blocks: list[Block] = [
         SectionBlock(block_id=f"sq~d.{i}", text=MarkdownTextObject(verbatim=True, text=piece))
         for i, piece in enumerate(sections[: MODAL_BLOCKS_MAX - 1])

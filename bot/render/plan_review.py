@@ -21,6 +21,7 @@ from slack_sdk.models.views import View
 
 from bot.block_ids import Action, AskRef, BlockKind, Callback, OptionRef, PageRef, ViewMeta
 from bot.outcomes import PLAN_ENDINGS, PlanOutcome, plan_outcome
+from bot.render.agent_text import literal_within, one_line
 from bot.render.decided import Settlement, answer_text, when
 from bot.render.layout import AskLayout
 from bot.render.message import MessageContent, agent_label
@@ -66,14 +67,23 @@ def _question(layout: AskLayout) -> AskUserQuestionItem:
 
 
 def _heading(
-    layout: AskLayout, ask_id: str, agent_name: str | None, status: ReviewStatus
+    layout: AskLayout,
+    ask_id: str,
+    agent_name: str | None,
+    status: ReviewStatus,
+    agent_id: str | None = None,
 ) -> _Parts:
     question = _question(layout)
     plan = question.detail or ""
     title = "📋 Plan review" + (f" · revision {status.revision}" if status.revision > 1 else "")
-    asks = f"*{agent_label(agent_name, None)}* asks: {escaped_within(question.question, 1500)}"
+    # Agent text shown literally; the plan below is the agent's Markdown, so the bot says whose.
+    who = agent_label(agent_name, agent_id)
+    asks = (
+        f"{who} asks: {literal_within(question.question, 1500)}\n"
+        "_The plan below is the agent's, as it wrote it._"
+    )
     if question.header:
-        asks = f"*{escaped_within(question.header, 200)}*\n{asks}"
+        asks = f"*{one_line(question.header, 200)}*\n{asks}"
     heading: list[Block] = [
         HeaderBlock(
             block_id=layout.aux_block_id(BlockKind.PLAN_TITLE, 0), text=PlainTextObject(text=title)
@@ -140,13 +150,18 @@ def _status_line(status: ReviewStatus) -> str:
 
 
 def plan_review_message(
-    ask_id: str, layout: AskLayout, agent_name: str | None, status: ReviewStatus
+    ask_id: str,
+    layout: AskLayout,
+    agent_name: str | None,
+    status: ReviewStatus,
+    *,
+    agent_id: str | None = None,
 ) -> MessageContent:
     """The plan under review, with Approve (by label), the declines and the other choices."""
     question = _question(layout)
     intent = question.intent
     assert intent is not None
-    parts = _heading(layout, ask_id, agent_name, status)
+    parts = _heading(layout, ask_id, agent_name, status, agent_id)
     buttons: list[ButtonElement] = []
     for index, label in enumerate(question.labels):
         if label == intent.label:
@@ -211,10 +226,12 @@ def settled_plan_review(
     agent_name: str | None,
     status: ReviewStatus,
     settlement: Settlement,
+    *,
+    agent_id: str | None = None,
 ) -> MessageContent:
     """The plan as decided: the plan stays, the controls give way to the decision."""
     question = _question(layout)
-    parts = _heading(layout, ask_id, agent_name, status)
+    parts = _heading(layout, ask_id, agent_name, status, agent_id)
     stamp = when(settlement.at)
     who = f"<@{settlement.actor}>" if settlement.actor else "someone"
     item = settlement.answers.get(question.id)

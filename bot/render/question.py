@@ -19,6 +19,7 @@ from slack_sdk.models.blocks import (
 )
 
 from bot.block_ids import SKIP_VALUE, Action, AskRef, BlockKind, OptionRef, QuestionRef
+from bot.render.agent_text import detail_mrkdwn, literal_within, one_line
 from bot.render.layout import (
     DETAIL_PREVIEW,
     INPUT_LABEL_MAX,
@@ -30,28 +31,36 @@ from bot.render.layout import (
     has_heading,
     needs_details,
 )
-from bot.render.text import cut_escaped, escaped_within, truncate
+from bot.render.text import truncate
 from provider import AskUserQuestionItem
 
 BUTTON_TEXT_MAX = 75
 SECTION_TEXT_MAX = 3000
 TEXT_INPUT_MAX = 3000
+HEADER_MAX = 300
+QUESTION_PREVIEW_MAX = 1500
 
 OTHER_BUTTON = "Other…"
 CUT_NOTE = "_Part of this question is cut short here; *View all* shows it in full._"
 
 
 def heading_text(question: AskUserQuestionItem, *, with_question: bool) -> str:
-    """mrkdwn for the header, the question (when asked), and a preview of the detail."""
+    """mrkdwn for the header, the question (when asked), and a preview of the detail.
+
+    All of it agent text, shown literally (`bot.render.agent_text`); the detail is quoted
+    line by line outside its code fences, which stay whole code blocks."""
     lines: list[str] = []
     if question.header:
-        lines.append(f"*{escaped_within(question.header, 300)}*")
+        lines.append(f"*{one_line(question.header, HEADER_MAX)}*")
     if with_question:
-        lines.append(escaped_within(question.question, 1500))
+        lines.append(literal_within(question.question, QUESTION_PREVIEW_MAX))
     if question.detail:
-        preview = escaped_within(question.detail, DETAIL_PREVIEW)
-        lines.append("\n".join(f"> {line}" for line in preview.splitlines()))
-    return cut_escaped("\n".join(lines), SECTION_TEXT_MAX)
+        room = SECTION_TEXT_MAX - sum(len(line) + 1 for line in lines)
+        preview = detail_mrkdwn(
+            truncate(question.detail, DETAIL_PREVIEW), min(room, 2 * DETAIL_PREVIEW)
+        )
+        lines.append(preview or ">")  # a detail of blank lines: an empty quote
+    return "\n".join(lines)
 
 
 def options(question: AskUserQuestionItem, *, ask_id: str | None = None) -> list[Option]:

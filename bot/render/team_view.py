@@ -26,11 +26,12 @@ from slack_sdk.models.views import View
 
 from bot.outcomes import PLAN_ENDINGS, PlanOutcome, plan_outcome
 from bot.render import MessageContent
+from bot.render.agent_text import one_line
 from bot.render.decided import when
 from bot.render.layout import MESSAGE_BLOCKS_MAX
 from bot.render.message import agent_label
 from bot.render.question import SECTION_TEXT_MAX
-from bot.render.text import cut_escaped, escape, escaped_within
+from bot.render.text import cut_escaped, escape
 from bot.store import AskRecord, Verdict
 from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
 
@@ -291,7 +292,7 @@ def _plan_outcome(record: AskRecord, verdict: Verdict) -> list[str]:
         if outcome is PlanOutcome.APPROVED:
             return [f"{head} {_approvers(record) or who}"]
         if outcome is PlanOutcome.CHANGES_REQUESTED:
-            comment = escaped_within(" ".join((item.custom or "").split()), ANSWER_MAX)
+            comment = one_line(item.custom or "", ANSWER_MAX)
             return [f"{head} {who}", f"> {comment}", *_earlier(record)]
         return [f"{head} {who}: {_answer_words(item)}", *_earlier(record)]
     # A review that ended undecided reads like any other ask's ending in this list.
@@ -309,7 +310,7 @@ def _plan_title(record: AskRecord) -> str:
 
 
 def _question(question: AskUserQuestionItem) -> str:
-    return escaped_within(" ".join(question.question.split()), QUESTION_MAX)
+    return one_line(question.question, QUESTION_MAX)
 
 
 def _more_questions(record: AskRecord) -> list[str]:
@@ -321,9 +322,9 @@ def _answer_words(item: AskUserQuestionAnswerItem | None) -> str:
     """One answer on one line: the chosen labels in bold, then the typed text in quotes."""
     if item is None:
         return "_no answer_"
-    words = [f"*{escaped_within(label, LABEL_MAX)}*" for label in item.selected]
+    words = [f"*{one_line(label, LABEL_MAX)}*" for label in item.selected]
     if item.custom is not None:
-        custom = escaped_within(" ".join(item.custom.split()), ANSWER_MAX)
+        custom = one_line(item.custom, ANSWER_MAX)
         words.append(f"“{custom}”")
     if not words:
         return "_skipped_"
@@ -331,7 +332,7 @@ def _answer_words(item: AskUserQuestionAnswerItem | None) -> str:
 
 
 def _meta(record: AskRecord, stamp: str, link: str | None) -> str:
-    parts = [stamp, f"from *{agent_label(record.agent_name, record.agent_id)}*"]
+    parts = [stamp, f"from {agent_label(record.agent_name, record.agent_id)}"]
     if link:
         parts.append(f"<{_url(link)}|View in Slack>")
     return " · ".join(parts)
@@ -355,7 +356,7 @@ def _approvers(record: AskRecord) -> str:
 
 
 def _reason(record: AskRecord) -> str:
-    return escaped_within(" ".join(record.reason.split()), REASON_MAX) if record.reason else ""
+    return one_line(record.reason, REASON_MAX) if record.reason else ""
 
 
 def _colon(text: str) -> str:

@@ -8,8 +8,9 @@ ELLIPSIS = "…"
 def escape(text: str) -> str:
     """Escape agent text for mrkdwn so `<!channel>`, `<@U…>` and `<url|label>` stay plain text.
 
-    Slack's only control characters in mrkdwn are `&`, `<` and `>`; everything that pings
-    or links is spelled inside `<…>`, so escaping these three neutralises all of it.
+    Slack's only entities in mrkdwn are `&`, `<` and `>`; everything that pings or links is
+    spelled inside `<…>`, so escaping these three neutralises all of that. It leaves bold,
+    emoji and quotes alone: agent text goes through `bot.render.agent_text` instead.
     """
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 

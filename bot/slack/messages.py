@@ -63,20 +63,24 @@ class AskMessages:
             return settled_message(layout, part, self.settlement_of(record, part))
         if layout.plan_review:
             status = await self.review_status(record)
-            return plan_review_message(record.id, layout, record.agent_name, status)
+            return plan_review_message(
+                record.id, layout, record.agent_name, status, agent_id=record.agent_id
+            )
         if layout.tool_approval:
             status = await self.review_status(record)
             return tool_approval_message(
                 record.id, layout, record.agent_name, record.agent_id, status
             )
-        return ask_message(record.id, layout, part, record.agent_name)
+        return ask_message(record.id, layout, part, record.agent_name, agent_id=record.agent_id)
 
     async def decided_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
         """A part once the ask is decided: the decision in place of the controls."""
         settlement = self.settlement_of(record, part)
         if layout.plan_review:
             status = await self.review_status(record)
-            return settled_plan_review(record.id, layout, record.agent_name, status, settlement)
+            return settled_plan_review(
+                record.id, layout, record.agent_name, status, settlement, agent_id=record.agent_id
+            )
         if layout.tool_approval:
             status = await self.review_status(record)
             return settled_tool_approval(

@@ -110,7 +110,7 @@ async def test_the_command_shows_a_waiting_ask_with_its_agent_time_and_link(bot:
     record = await stored(bot)
     assert texts(shown.blocks)[1] == (
         ":hourglass_flowing_sand: *Which database?*\n"
-        f"asked {when(record.created_at)} · from *Planner* · "
+        f"asked {when(record.created_at)} · from Planner (`planner-1`) · "
         f"<{permalink(bot, record)}|View in Slack>"
     )
     asking.cancel()
@@ -126,7 +126,7 @@ async def test_the_command_shows_what_was_answered_by_whom_and_when(bot: Bot) ->
         "Recent decisions",
         "*Which database?* → *Postgres*\n"
         f":white_check_mark: Answered by <@{ALICE}>\n"
-        f"{when(record.decided_at)} · from *Planner* · <{permalink(bot, record)}|View in Slack>",
+        f"{when(record.decided_at)} · from Planner (`planner-1`) · <{permalink(bot, record)}|View in Slack>",
     ]
 
 
@@ -200,7 +200,7 @@ async def test_a_failed_permalink_lookup_only_leaves_the_link_out(bot: Bot) -> N
     assert texts(shown.blocks)[4] == (
         "*Which database?* → *Postgres*\n"
         f":white_check_mark: Answered by <@{ALICE}>\n"
-        f"{when(record.decided_at)} · from *Planner*"
+        f"{when(record.decided_at)} · from Planner (`planner-1`)"
     )
 
 
@@ -213,7 +213,7 @@ async def test_agent_text_that_would_ping_the_channel_is_escaped(bot: Bot) -> No
     assert shown.startswith(
         ":hourglass_flowing_sand: *Tell &lt;!channel&gt; &amp; &lt;@U0BOB00002&gt;?*\n"
     )
-    assert "from *&lt;!here&gt; bot*" in shown
+    assert "from &lt;!here&gt; bot (`loud`)" in shown
     assert "<!channel>" not in shown
     assert "<!here>" not in shown
     asking.cancel()

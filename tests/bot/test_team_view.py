@@ -116,7 +116,7 @@ def test_an_answer_reads_the_question_the_chosen_label_who_when_and_the_link() -
     assert decision(record, {"ask0": LINK}) == (
         "*Which database?* → *Postgres*\n"
         f":white_check_mark: Answered by <@{ALICE}>\n"
-        f"{when(T0 + 30)} · from *Planner* · <{LINK}|View in Slack>"
+        f"{when(T0 + 30)} · from Planner · <{LINK}|View in Slack>"
     )
 
 
@@ -188,7 +188,7 @@ def test_an_ask_that_ended_without_an_answer_says_how_and_shows_no_answer(
     verdict: Verdict, by: str | None, reason: str | None, outcome: str
 ) -> None:
     assert decision(ended(0, verdict, by=by, reason=reason)) == (
-        f"*Which database?*\n{outcome}\n{when(T0 + 30)} · from *Planner*"
+        f"*Which database?*\n{outcome}\n{when(T0 + 30)} · from Planner"
     )
 
 
@@ -197,20 +197,20 @@ def test_a_waiting_ask_reads_its_questions_agent_and_when_it_was_asked() -> None
     assert listed([record], {"ask0": LINK})[1] == (
         ":hourglass_flowing_sand: *Which database?*\n"
         "*Name the service*\n"
-        f"asked {when(T0)} · from *a-7* · <{LINK}|View in Slack>"
+        f"asked {when(T0)} · from `a-7` · <{LINK}|View in Slack>"
     )
 
 
 def test_an_ask_not_in_slack_yet_reads_queued_to_be_posted() -> None:
     assert listed([ask(0, message_ts=[])])[1] == (
         f":hourglass_flowing_sand: *Which database?*\n"
-        f"asked {when(T0)}, queued to be posted · from *Planner*"
+        f"asked {when(T0)}, queued to be posted · from Planner"
     )
 
 
 def test_an_ask_without_a_link_is_shown_without_one() -> None:
     assert listed([ask(0)], {"other": LINK})[1] == (
-        f":hourglass_flowing_sand: *Which database?*\nasked {when(T0)} · from *Planner*"
+        f":hourglass_flowing_sand: *Which database?*\nasked {when(T0)} · from Planner"
     )
 
 
@@ -233,7 +233,7 @@ def test_an_approved_plan_names_everyone_who_approved_it() -> None:
     assert decision(record) == (
         ":clipboard: Plan review: *May I carry out this plan?*\n"
         f":white_check_mark: *Approved* by <@{ALICE}>, <@{BOB}>\n"
-        f"{when(T0 + 30)} · from *Planner*"
+        f"{when(T0 + 30)} · from Planner"
     )
 
 
@@ -266,7 +266,7 @@ def test_a_waiting_revised_plan_shows_its_revision_and_the_approvals_so_far() ->
     assert listed([record])[1] == (
         ":clipboard: Plan review (revision 2): *May I carry out this plan?*\n"
         f"Approved so far by <@{ALICE}>\n"
-        f"asked {when(T0)} · from *Planner*"
+        f"asked {when(T0)} · from Planner"
     )
 
 
@@ -315,12 +315,12 @@ def test_waiting_asks_are_newest_asked_first_and_decisions_newest_decided_first(
     shown = [(line.split("\n")[-1]) for line in listed(records)]
     assert shown == [
         "Waiting for an answer",
-        f"asked {when(T0 + 180)} · from *Planner*",
-        f"asked {when(T0 + 60)} · from *Planner*",
+        f"asked {when(T0 + 180)} · from Planner",
+        f"asked {when(T0 + 60)} · from Planner",
         "<divider>",
         "Recent decisions",
-        f"{when(T0 + 2000)} · from *Planner*",
-        f"{when(T0 + 1000)} · from *Planner*",
+        f"{when(T0 + 2000)} · from Planner",
+        f"{when(T0 + 1000)} · from Planner",
     ]
 
 

@@ -139,7 +139,7 @@ def test_re_asking_shows_only_the_refused_fields_with_the_reason() -> None:
         (
             "n",
             "deployer: Deploy settings?",
-            "*Not accepted:* “x” is not a whole number\n\nAnswer with a whole number.",
+            "Not accepted: “x” is not a whole number\n\nAnswer with a whole number.",
         )
     ]
 

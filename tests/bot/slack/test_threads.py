@@ -22,7 +22,7 @@ async def test_an_agents_first_ask_opens_a_thread_whose_root_names_the_agent(bot
     message = await bot.posted()
     [root] = bot.emu.channel_messages(CHANNEL)
     assert root.text == "Release planner needs answers from people"
-    assert "*Release planner*" in str(root.blocks)
+    assert "Agent Release planner (`planner-7`) needs answers" in str(root.blocks)
     assert message.thread_ts == root.ts
 
 

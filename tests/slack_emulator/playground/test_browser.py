@@ -307,7 +307,9 @@ async def test_hostile_agent_text_is_shown_as_text_and_runs_nothing(
     await screen.open()
     page = screen.page
     message = page.locator(".sk-msg").first
-    await expect(message).to_contain_text("<script>window.__pwned = 1</script>")
+    # The header's underscores, which could start italics, show as U+02CD (agent_text.py);
+    # the question is a plain_text label, shown exactly.
+    await expect(message).to_contain_text("<script>window.\u02cd\u02cdpwned = 1</script>")
     await expect(message).to_contain_text(
         '"><img src=x onerror="window.__pwned = 2"> <!channel> please'
     )

@@ -164,8 +164,14 @@ class Answering:
         live = await self._admission.admit(user, ref.ask_id, part=ref.part)
         if live is None or live.record.channel is None:
             return
+        record = live.record
         view = form_modal(
-            ref.ask_id, live.layout, ref.part, live.record.agent_name, live.record.channel
+            ref.ask_id,
+            live.layout,
+            ref.part,
+            record.agent_name,
+            record.channel,
+            agent_id=record.agent_id,
         )
         await self._messages.open_modal(live.record, user, trigger_id, view, push=False)
 

@@ -82,7 +82,10 @@ def settled_message(layout: AskLayout, part_number: int, settlement: Settlement)
     for q in layout.parts[part_number].questions:
         line = f"*{one_line(q.question.question, SUMMARY_QUESTION_MAX)}*"
         if show_answers:
-            line += f"\n→ {answer_text(q.question, settlement.answers.get(q.question.id))}"
+            answer = answer_text(q.question, settlement.answers.get(q.question.id))
+            # A typed "Other" answer alone is a quote on lines of its own: named, so no
+            # arrow stands alone above it.
+            line += f"\n→ {'_other answer:_' if answer.startswith(chr(10)) else ''}{answer}"
         lines.append(line)
     blocks: list[Block] = []
     budget = MESSAGE_BLOCKS_MAX - 1

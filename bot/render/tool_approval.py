@@ -44,6 +44,7 @@ from slack_sdk.models.views import View
 
 from bot.block_ids import Action, AskRef, BlockKind, Callback, OptionRef, QuestionRef, ViewMeta
 from bot.outcomes import Verdict
+from bot.render.agent_text import literal_within, one_line
 from bot.render.decided import Settlement, verdict_line, when
 from bot.render.layout import MESSAGE_BLOCKS_MAX, MODAL_BLOCKS_MAX, AskLayout
 from bot.render.message import MessageContent, agent_label
@@ -355,7 +356,7 @@ class Card:
         count = len(intent.input or {})
         noun = "field" if count == 1 else "fields"
         asks = (
-            f"*{self.agent}* asks to run the tool {tool or '(unnamed)'} "
+            f"{self.agent} asks to run the tool {tool or '(unnamed)'} "
             f"with this input ({count} {noun}); Allow lets it run with exactly this input."
         )
         blocks: list[Block] = [
@@ -643,9 +644,9 @@ def ending(made: Card, settlement: Settlement) -> str:
     line = f"❌ Denied by {who} · {stamp}"
     chosen = [label for label in item.selected if label not in ("Deny", made.intent.allow)]
     if chosen:
-        line += " · chose " + ", ".join(f"*{escaped_within(c, 200)}*" for c in chosen)
+        line += " · chose " + ", ".join(f"*{one_line(c, 200)}*" for c in chosen)
     if item.custom:
-        reason = escaped_within(item.custom, 1500).replace("\n", "\n> ")
+        reason = literal_within(item.custom, 1500).replace("\n", "\n> ")
         line += f"\nTheir reason:\n> {reason}"
     return line
 

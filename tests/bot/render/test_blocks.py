@@ -735,10 +735,13 @@ def test_a_settled_message_has_no_controls_left(verdict: Verdict) -> None:
     assert {b["type"] for b in settle_one(verdict, item)} == {"section", "context"}
 
 
-def test_a_custom_answer_is_shown_as_a_quote() -> None:
+def test_a_custom_answer_is_shown_as_a_quote_named_as_the_other_answer() -> None:
+    # Named, so no arrow stands alone above the quote (issue 23, finding 8).
     item = AskUserQuestionAnswerItem(id="q", custom="my <own>\nanswer")
     [section, _] = settle_one(Verdict.ANSWERED, item)
-    assert section["text"]["text"] == "*What about q?*\n→ \n> my &lt;own&gt;\n> answer"
+    assert section["text"]["text"] == (
+        "*What about q?*\n→ _other answer:_\n> my &lt;own&gt;\n> answer"
+    )
 
 
 def test_a_skipped_question_is_shown_as_skipped() -> None:

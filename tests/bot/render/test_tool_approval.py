@@ -373,3 +373,12 @@ def test_a_requester_who_may_not_allow_is_told_on_the_card() -> None:
 
 def test_a_settled_modal_has_no_controls() -> None:
     assert labels(modal(BASH, settled=True)) == []
+
+
+def test_the_agents_name_on_the_card_is_shown_literally_beside_its_id_never_bold() -> None:
+    layout = tool_layout({"command": "ls"})
+    content = tool_approval_message(
+        "ask1", layout, "*Security* :white_check_mark:", "agent-7", ReviewStatus()
+    )
+    asks = block(content.blocks_json(), "tq")
+    assert asks.startswith("\u2217Security\u2217 \u2236white_check_mark: (`agent-7`) asks to run")

@@ -6,8 +6,9 @@ server on loopback stands in for the relay: it timestamps the first byte of each
 and answers 401, so the hook ends at once (denied; nobody is asked). Each round starts the real
 hook with a Bash PreToolUse event on stdin, then `python -c pass` (the interpreter's own start
 and exit, the floor), interleaved so both see the same machine. The CPU time each process used
-(user + system, its whole run) is printed too: on a busy machine it moves far less than the
-wall-clock figures, which wait for a core.
+(user + system, its whole run) is printed too, and the hook's CPU time up to the moment its
+first byte arrived (Linux: read from /proc/<pid>/schedstat then): on a busy machine these move
+far less than the wall-clock figures, which wait for a core.
 
     python -m bench.hook_start [--runs 20]
 """
@@ -42,17 +43,29 @@ RESPONSE = (
 )
 
 
+@dataclass(frozen=True)
+class Arrival:
+    """A connection's first byte: when (perf_counter), and the CPU seconds the sending hook
+    had used by then (None where /proc/<pid>/schedstat cannot be read)."""
+
+    at: float
+    cpu: float | None
+
+
 @dataclass
 class FirstBytes:
-    """The stand-in relay: when each connection's first byte arrived (perf_counter)."""
+    """The stand-in relay: when each connection's first byte arrived, and how much CPU the
+    hook (`sender`, the process id of the hook running now) had used by then."""
 
-    arrivals: asyncio.Queue[float] = field(default_factory=asyncio.Queue)
+    arrivals: asyncio.Queue[Arrival] = field(default_factory=asyncio.Queue)
+    sender: int | None = None
 
     async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Timestamp the first byte, read the request's head, answer 401 and close."""
         first = await reader.read(1)
         if first:
-            self.arrivals.put_nowait(time.perf_counter())
+            at = time.perf_counter()
+            self.arrivals.put_nowait(Arrival(at, cpu_of(self.sender)))
             await reader.readuntil(b"\r\n\r\n")  # the body, if any, is left unread
             writer.write(RESPONSE)
             await writer.drain()
@@ -88,15 +101,26 @@ def environment(url: str) -> dict[str, str]:
     }
 
 
+def cpu_of(pid: int | None) -> float | None:
+    """CPU seconds process `pid` has run so far (Linux: the first field of its schedstat,
+    in nanoseconds; the hook runs one thread), or None."""
+    if pid is None:
+        return None
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def cpu_of_children() -> float:
     """CPU seconds (user + system) used so far by this process's waited-for children."""
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     return used.ru_utime + used.ru_stime
 
 
-async def hook_once(url: str, relay: FirstBytes) -> tuple[float, float]:
+async def hook_once(url: str, relay: FirstBytes) -> tuple[float, float, float | None]:
     """Seconds from starting the hook to the relay's first byte (the hook must then deny),
-    and the CPU seconds its whole run used."""
+    the CPU seconds its whole run used, and the CPU seconds it had used by that byte."""
     cpu = cpu_of_children()
     started = time.perf_counter()
     proc = await asyncio.create_subprocess_exec(
@@ -111,11 +135,12 @@ async def hook_once(url: str, relay: FirstBytes) -> tuple[float, float]:
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
+    relay.sender = proc.pid
     out, err = await proc.communicate(json.dumps(EVENT).encode())
     decision = json.loads(out)["hookSpecificOutput"]["permissionDecision"]
     assert (proc.returncode, decision) == (0, "deny"), err.decode()
     arrived = relay.arrivals.get_nowait()  # the hook answered: its request came first
-    return arrived - started, cpu_of_children() - cpu
+    return arrived.at - started, cpu_of_children() - cpu, arrived.cpu
 
 
 async def pass_once() -> tuple[float, float]:
@@ -133,7 +158,7 @@ async def main(runs: int) -> None:
     server = await asyncio.start_server(relay.serve, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     url = f"http://127.0.0.1:{port}"
-    hook: list[tuple[float, float]] = []
+    hook: list[tuple[float, float, float | None]] = []
     bare: list[tuple[float, float]] = []
     try:
         await hook_once(url, relay)  # warm the file cache (.pyc files written once)
@@ -144,11 +169,14 @@ async def main(runs: int) -> None:
     finally:
         server.close()
         await server.wait_closed()
-    hook_s, bare_s = spread([w for w, _ in hook]), spread([w for w, _ in bare])
+    hook_s, bare_s = spread([w for w, _, _ in hook]), spread([w for w, _ in bare])
     print(f"hook start to first relay byte   {hook_s}")
     print(f"python -c pass start to exit     {bare_s}")
     print(f"hook over python -c pass         {hook_s.median_ms - bare_s.median_ms:+7.1f} ms median")
-    print(f"hook CPU time, whole run         {spread([c for _, c in hook])}")
+    print(f"hook CPU time, whole run         {spread([c for _, c, _ in hook])}")
+    to_first = [c for _, _, c in hook if c is not None]
+    if to_first:
+        print(f"hook CPU time to first byte      {spread(to_first)}")
     print(f"python -c pass CPU time          {spread([c for _, c in bare])}")
 
 

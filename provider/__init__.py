@@ -1,33 +1,64 @@
 """The user-questions seam: provider-neutral vocabulary, service, tool and relay client.
 
-Nothing in this package imports Slack. Importing it loads neither aiohttp nor mcp: the relay
-client (aiohttp) is loaded when `RelayProvider` is first used, and `provider.elicitation`
-touches mcp only inside the callback, so a host that needs neither never pays for them.
+Nothing in this package imports Slack. Every name below is loaded from its module when first
+used (PEP 562): `from provider import Agent` loads `provider.agents` and nothing else, so the
+Claude Code hook — started before every gated tool call, a person waiting — pays only for the
+modules it uses. The relay client loads aiohttp only when its default transport is used, and
+`provider.elicitation` touches mcp only inside the callback.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from .abort import AbortController, AbortSignal
-from .agents import Agent, AgentRegistry
-from .contract import AnswerContractError, AnswerRule, check_answer
-from .errors import ErrorCode, HarnessError, UserQuestionError
-from .service import UserQuestionProvider, UserQuestionService
-from .tool import AskUserQuestionTool, ToolError, ToolResult, ask_user_question_tool
-from .types import (
-    AskUserQuestionAnswer,
-    AskUserQuestionAnswerItem,
-    AskUserQuestionIntent,
-    AskUserQuestionItem,
-    AskUserQuestionOption,
-    AskUserQuestionRequest,
-    PlanReviewIntent,
-    ToolApprovalIntent,
-)
+from importlib import import_module
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
+    from .abort import AbortController, AbortSignal
+    from .agents import Agent, AgentRegistry
+    from .contract import AnswerContractError, AnswerRule, check_answer
+    from .errors import ErrorCode, HarnessError, UserQuestionError
     from .relay_client import RelayProvider
+    from .service import UserQuestionProvider, UserQuestionService
+    from .tool import AskUserQuestionTool, ToolError, ToolResult, ask_user_question_tool
+    from .types import (
+        AskUserQuestionAnswer,
+        AskUserQuestionAnswerItem,
+        AskUserQuestionIntent,
+        AskUserQuestionItem,
+        AskUserQuestionOption,
+        AskUserQuestionRequest,
+        PlanReviewIntent,
+        ToolApprovalIntent,
+    )
+
+# Each exported name → the submodule that defines it.
+_HOME: Final = {
+    "AbortController": "abort",
+    "AbortSignal": "abort",
+    "Agent": "agents",
+    "AgentRegistry": "agents",
+    "AnswerContractError": "contract",
+    "AnswerRule": "contract",
+    "AskUserQuestionAnswer": "types",
+    "AskUserQuestionAnswerItem": "types",
+    "AskUserQuestionIntent": "types",
+    "AskUserQuestionItem": "types",
+    "AskUserQuestionOption": "types",
+    "AskUserQuestionRequest": "types",
+    "AskUserQuestionTool": "tool",
+    "ErrorCode": "errors",
+    "HarnessError": "errors",
+    "PlanReviewIntent": "types",
+    "RelayProvider": "relay_client",
+    "ToolApprovalIntent": "types",
+    "ToolError": "tool",
+    "ToolResult": "tool",
+    "UserQuestionError": "errors",
+    "UserQuestionProvider": "service",
+    "UserQuestionService": "service",
+    "ask_user_question_tool": "tool",
+    "check_answer": "contract",
+}
 
 __all__ = [
     "AbortController",
@@ -58,10 +89,15 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    # The relay client pulls in aiohttp: only its users should pay for (and depend on) it.
-    if name == "RelayProvider":
-        from .relay_client import RelayProvider
+def __getattr__(name: str) -> object:
+    """Load an exported name from its submodule on first use (then it is a module global)."""
+    home = _HOME.get(name)
+    if home is None:
+        raise AttributeError(f"module 'provider' has no attribute {name!r}")
+    value = getattr(import_module(f".{home}", __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
 
-        return RelayProvider
-    raise AttributeError(f"module 'provider' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

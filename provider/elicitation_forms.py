@@ -55,7 +55,7 @@ class ElicitAction(StrEnum):
 class ElicitOutcome(BaseModel):
     """An elicitation's result: the action, and the content when accepted."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)  # built on first use
 
     action: ElicitAction
     content: dict[str, ContentValue] | None = None
@@ -222,7 +222,7 @@ def _number_text(number: float) -> str:
 class _Property(BaseModel):
     """The keywords of one property this module reads (others are ignored)."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, defer_build=True)
 
     type: str | None = None
     title: str | None = None

@@ -122,7 +122,7 @@ class AskDetail(StrEnum):
 class ResponseModel(BaseModel):
     """A relay response: clients ignore fields newer servers add."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    model_config = ConfigDict(frozen=True, extra="ignore", defer_build=True)  # built on first use
 
     def to_wire(self) -> dict[str, object]:
         """The JSON-ready form, absent optionals left out."""

@@ -81,6 +81,9 @@ class WireModel(BaseModel):
         validate_by_name=True,
         validate_by_alias=True,
         serialize_by_alias=True,
+        # Built on first use, not at import: the Claude Code hook imports these before every
+        # gated tool call and validates a few of them once.
+        defer_build=True,
     )
 
     def to_wire(self) -> dict[str, Any]:
@@ -179,7 +182,9 @@ class AskUserQuestionItem(WireModel):
 class AskUserQuestionRequest(BaseModel):
     """One ask: its questions, and (at run time only) the calling agent and abort signal."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", arbitrary_types_allowed=True, defer_build=True
+    )
 
     questions: list[AskUserQuestionItem]
     agent: Agent | None = Field(default=None, exclude=True)

@@ -42,8 +42,6 @@ from provider import (
     ToolApprovalIntent,
     UserQuestionError,
 )
-from provider.elicitation import URL_MODE_REFUSED, elicit
-from provider.elicitation_forms import ElicitAction, ElicitationForm, ElicitOutcome, FormError
 from provider.relay_client import error_of
 from provider.relay_wire import AskState, AskView
 from provider.types import (
@@ -142,6 +140,8 @@ def gave_up(event: HookEvent, why: str, on_failure: PermissionDecision = "deny")
     """The answer when nobody decided in time: never an approval. A gated tool gets the
     failure decision; a question goes back to Claude Code's own dialog."""
     if isinstance(event, Elicitation):
+        from provider.elicitation_forms import ElicitAction, ElicitOutcome
+
         return HookOutput.elicited(ElicitOutcome(action=ElicitAction.CANCEL))
     if gated(event.tool_name):
         return failed_closed(event.tool_name, f"nobody answered: {why}", on_failure)
@@ -359,6 +359,10 @@ def _code(body: str) -> str:
 
 
 async def _elicitation(event: Elicitation, relay: Relay, agent: Agent) -> HookOutput:
+    # An elicitation's modules are loaded only for one: a tool approval does not pay for them.
+    from provider.elicitation import URL_MODE_REFUSED, elicit
+    from provider.elicitation_forms import ElicitationForm, FormError
+
     if event.mode == "url":
         raise HookError(URL_MODE_REFUSED)
     try:

@@ -8,11 +8,13 @@ use (`defer_build`): the hook starts before every gated tool call, and one run u
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictStr
 
-from provider.elicitation_forms import ElicitAction, ElicitOutcome
+if TYPE_CHECKING:
+    # Loaded only when an elicitation is answered: a PreToolUse does not pay for its forms.
+    from provider.elicitation_forms import ElicitOutcome
 
 NonEmpty = Annotated[StrictStr, Field(min_length=1)]
 
@@ -88,6 +90,9 @@ class ExitPlanModeInput(ToolInput):
 
 
 PermissionDecision = Literal["allow", "deny", "ask"]
+# `provider.elicitation_forms.ElicitAction`'s values, spelled here so that every hook's output
+# model builds without loading the elicitation forms (a test keeps the two the same).
+ElicitActionName = Literal["accept", "decline", "cancel"]
 
 
 class OutputModel(BaseModel):
@@ -115,7 +120,7 @@ class ElicitationDecision(OutputModel):
     """`hookSpecificOutput` of an Elicitation answer."""
 
     hook_event_name: Literal["Elicitation"] = Field(default="Elicitation", alias="hookEventName")
-    action: ElicitAction
+    action: ElicitActionName
     content: dict[str, JsonValue] | None = None
 
 
@@ -147,4 +152,4 @@ class HookOutput(OutputModel):
         """An Elicitation result."""
         wire = outcome.to_wire()  # JSON-ready: the content's values are JSON values
         content: dict[str, JsonValue] | None = wire.get("content")
-        return cls(hookSpecificOutput=ElicitationDecision(action=outcome.action, content=content))
+        return cls(hookSpecificOutput=ElicitationDecision(action=wire["action"], content=content))

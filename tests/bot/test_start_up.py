@@ -9,8 +9,10 @@ fresh interpreter, as Claude Code does.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from .service.harness import ROOT
@@ -24,11 +26,35 @@ ENTRY_MODULES = frozenset({"bot", "bot.cli", "bot.flags", "bot.logs"})
 # Stdlib-only helpers the hook may load too.
 HOOK_HELPERS = frozenset({"bot.hosts"})
 MODULES = "--- sys.modules ---"
+# What a tool approval (a Bash PreToolUse) has no use for: the elicitation forms and their
+# flow, and the seam's in-process service, tool and answer contract (the relay checks those).
+NOT_FOR_A_TOOL_APPROVAL = frozenset(
+    {
+        "provider.elicitation",
+        "provider.elicitation_forms",
+        "provider.service",
+        "provider.tool",
+        "provider.contract",
+    }
+)
+# Nobody listens on port 9 (discard) on loopback: the hook's create is refused there.
+NO_RELAY = {
+    "SLACK_QUESTIONS_RELAY_URL": "http://127.0.0.1:9",
+    "SLACK_QUESTIONS_RELAY_TOKEN": "t" * 20,
+}
+BASH = {
+    "session_id": "s1",
+    "cwd": "/work/project",
+    "hook_event_name": "PreToolUse",
+    "tool_name": "Bash",
+    "tool_input": {"command": "git push", "description": "Push the branch"},
+}
 
 
-def loaded_by(script: str) -> set[str]:
-    """The modules a fresh interpreter holds after running `script` (stdin empty, no relay
-    settings: a hook run stops right after its imports, at the missing settings)."""
+def run_listing(
+    script: str, *, stdin: str = "", env: Mapping[str, str] | None = None
+) -> tuple[str, set[str]]:
+    """What a fresh interpreter running `script` printed, and the modules it then holds."""
     listed = f"{script}\nimport sys\nprint({MODULES!r}, *sys.modules, sep='\\n')"
     done = subprocess.run(
         [sys.executable, "-c", listed],
@@ -36,10 +62,17 @@ def loaded_by(script: str) -> set[str]:
         text=True,
         check=True,
         cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT)},
-        stdin=subprocess.DEVNULL,
+        env={"PYTHONPATH": str(ROOT), **(env or {})},
+        input=stdin,
     )
-    return set(done.stdout.rpartition(MODULES)[2].split())  # not what the command printed
+    printed, _, modules = done.stdout.rpartition(MODULES)
+    return printed, set(modules.split())
+
+
+def loaded_by(script: str) -> set[str]:
+    """The modules a fresh interpreter holds after running `script` (stdin empty, no relay
+    settings: a hook run stops right after its imports, at the missing settings)."""
+    return run_listing(script)[1]  # not what the command printed
 
 
 def heavy(loaded: set[str]) -> set[str]:
@@ -79,6 +112,35 @@ def test_the_hook_command_loads_no_service_module() -> None:
     # Its few requests go over asyncio streams (bot/hooks/http.py): aiohttp's import was a
     # third of the hook's start-up.
     assert {name for name in loaded if name.split(".")[0] == "aiohttp"} == set()
+
+
+def test_a_tool_approval_sends_its_create_without_the_modules_it_does_not_use() -> None:
+    # A Bash PreToolUse, its relay refusing the connection (--max-outage 0: reported at once):
+    # the hook has validated the event, built the ask and sent its create by the time it
+    # denies, so everything it needed up to the relay is loaded — and nothing more.
+    printed, loaded = run_listing(
+        run_as_main("hook", "claude-code", "--max-outage", "0", code=0),
+        stdin=json.dumps(BASH),
+        env=NO_RELAY,
+    )
+    decision = json.loads(printed)["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"
+    assert "unreachable" in decision["permissionDecisionReason"]  # it did try the relay
+    assert loaded & NOT_FOR_A_TOOL_APPROVAL == set()
+    assert heavy(loaded) == set()
+    assert {name for name in loaded if name.split(".")[0] == "aiohttp"} == set()
+
+
+def test_the_hook_reaches_the_relay_without_looking_for_pydantic_plugins() -> None:
+    # pydantic's plugin discovery imports importlib.metadata (zipfile, email, ...) and reads
+    # every installed distribution: the hook has no plugins to run (bot/hooks/pydantic_plugins).
+    printed, loaded = run_listing(
+        run_as_main("hook", "claude-code", "--max-outage", "0", code=0),
+        stdin=json.dumps(BASH),
+        env=NO_RELAY,
+    )
+    assert json.loads(printed)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "importlib.metadata" not in loaded
 
 
 def test_help_loads_no_service_module() -> None:

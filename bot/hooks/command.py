@@ -31,7 +31,6 @@ import re
 import signal
 import sys
 from collections.abc import Mapping, Sequence
-from functools import cache
 from typing import Final, TextIO, cast
 from urllib.parse import urlsplit
 
@@ -40,7 +39,6 @@ from pydantic import TypeAdapter, ValidationError
 from bot.hooks.claude_code import HookError, answer, failed_closed, gated, gave_up
 from bot.hooks.events import HookEvent, HookOutput, PermissionDecision
 from bot.hooks.http import StreamsTransport
-from bot.hooks.pydantic_plugins import skip_plugin_discovery
 from bot.hosts import is_loopback
 from provider import UserQuestionError
 from provider.relay_client import RelayProvider
@@ -66,11 +64,7 @@ MARGIN_S: Final = 2.0
 MAX_EXPIRES_IN_S: Final = 86400
 _USER_ID: Final = re.compile(r"^[UW][A-Z0-9]{2,}$")
 
-
-@cache
-def _event_adapter() -> TypeAdapter[HookEvent]:
-    # Built on first use, not at import: after skip_plugin_discovery (see main).
-    return TypeAdapter[HookEvent](HookEvent)
+_EVENT: Final = TypeAdapter[HookEvent](HookEvent)
 
 
 class _Stopped(Exception):
@@ -140,8 +134,6 @@ def main(
 ) -> int:
     """Run the hook; returns the exit code (0, or 1 = Claude Code's non-blocking error, which
     only a question or an elicitation ever gets)."""
-    # Before pydantic builds its first validator (the event's, or a failure's output).
-    skip_plugin_discovery()
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -182,7 +174,7 @@ def main(
     if requester is not None and not _USER_ID.match(requester):
         return fail(f"{REQUESTER_VARIABLE}={requester!r} is not a Slack user id (U… or W…)")
     try:
-        event = _event_adapter().validate_json(raw)
+        event = _EVENT.validate_json(raw)
     except ValidationError as error:
         problems = "; ".join(f"{where}: {what}" for where, what in field_errors(error)[:5])
         return fail(f"not a hook event this hook answers: {problems}")

@@ -162,9 +162,11 @@ class Answering:
     async def open_form(self, user: str, ref: PartRef, trigger_id: str) -> None:
         """Open the modal holding part `ref.part`."""
         live = await self._admission.admit(user, ref.ask_id, part=ref.part)
-        if live is None or live.record.channel is None:
+        if live is None:
             return
         record = live.record
+        if record.channel is None:
+            return
         view = form_modal(
             ref.ask_id,
             live.layout,

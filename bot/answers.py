@@ -38,13 +38,6 @@ def typed(question: AskUserQuestionItem, text: str) -> AskUserQuestionAnswerItem
     return AskUserQuestionAnswerItem(id=question.id, custom=custom) if custom else None
 
 
-def takes_replies(question: AskUserQuestionItem) -> bool:
-    """Whether a thread reply may answer `question` asked alone: a text question, or a
-    single choice named by its label or number. Never a review: its Approve/Allow must be
-    the button, where the policy's confirm dialog and quorum apply."""
-    return question.intent is None and not question.multi_select
-
-
 def replied(question: AskUserQuestionItem, text: str) -> AskUserQuestionAnswerItem | None:
     """The answer a thread reply gives `question`: the typed text for a text question; for a
     single choice, the option the reply names (its label in any case, or its number as the

@@ -49,6 +49,8 @@ class BlockKind(StrEnum):
     HEADING = "h"  # a question's heading section (question)
     OTHER = "o"  # a question's free-text "Other" input (question)
     SKIP = "s"  # a question's Skip checkbox (question)
+    OPTION_NOTES = "n"  # the descriptions buttons and menus cannot show (question)
+    REPLY_HINT = "r"  # a lone question: a thread reply answers it too (question)
     PART_HEADING = "p"  # the heading of a form part in the message (part)
     SUBMIT = "submit"  # the Submit button of a form part in the message (part)
     MODAL_CONTEXT = "m"  # the context line atop a form modal (part)

@@ -63,6 +63,8 @@ class AgentRef(WireModel):
         default=None,
         description="The Slack user id of the person this agent session acts for: where a "
         "policy keeps requesters from approving their own agent, their Allow is refused.",
+        # Stated for the document; the relay checks it itself, with a message naming it.
+        json_schema_extra={"pattern": "^[UW][A-Z0-9]{2,}$"},
     )
 
 

@@ -11,10 +11,10 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from bot import answers
 from bot.asks.reply_index import ReplyIndex
 from bot.asks.waiters import Waiters
 from bot.render import AskLayout, lay_out
+from bot.render.layout import takes_replies
 from bot.store import AskRecord
 
 
@@ -117,14 +117,14 @@ class LiveAsks:
             self._waiters.changed(record.id)  # gone from the store: they read and see
 
     def file_for_replies(self, live: LiveAsk) -> None:
-        """File a lone question a reply may answer (`answers.takes_replies`) under the threads
+        """File a lone question a reply may answer (`takes_replies`) under the threads
         a reply to it may come in (its session's thread, its own first message), once it is
         there."""
         record, questions = live.record, live.layout.questions
         if (
             record.channel is None
             or len(questions) != 1
-            or not answers.takes_replies(questions[0].question)
+            or not takes_replies(questions[0].question)
         ):
             return
         for thread_ts in (record.thread_ts, *record.message_ts[:1]):

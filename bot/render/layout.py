@@ -53,6 +53,10 @@ class Element(StrEnum):
     TOOL = "tool_approval"  # a lone tool-approval question with its input: every field, Allow/Deny
 
 
+# The elements whose options Slack shows without their descriptions.
+_UNDESCRIBED = frozenset({Element.BUTTONS, Element.PICK_MENU, Element.SELECT, Element.MULTI_SELECT})
+
+
 def needs_details(question: AskUserQuestionItem) -> bool:
     """Whether the preview cuts something only the details view shows in full."""
     return (
@@ -63,6 +67,13 @@ def needs_details(question: AskUserQuestionItem) -> bool:
             for o in question.options or []
         )
     )
+
+
+def takes_replies(question: AskUserQuestionItem) -> bool:
+    """Whether a thread reply may answer `question` asked alone: a text question, or a
+    single choice named by its label or number. Never a review: its Approve/Allow must be
+    the button, where the policy's confirm dialog and quorum apply."""
+    return question.intent is None and not question.multi_select
 
 
 def has_heading(question: AskUserQuestionItem) -> bool:
@@ -85,10 +96,19 @@ class QuestionLayout:
         return bool(self.question.options)
 
     @property
+    def lists_descriptions(self) -> bool:
+        """Whether the heading lists the options' descriptions: buttons and menus cannot show
+        them (only radio buttons and checkboxes do)."""
+        return self.element in _UNDESCRIBED and any(
+            o.description for o in self.question.options or []
+        )
+
+    @property
     def block_count(self) -> int:
-        """Blocks this question takes in a form: heading, choice, Other, Skip."""
+        """Blocks this question takes in a form: heading, option notes, choice, Other, Skip."""
         heading = int(has_heading(self.question))
-        return heading + 1 + int(self.has_options) + int(self.skippable)
+        notes = int(self.lists_descriptions)
+        return heading + notes + 1 + int(self.has_options) + int(self.skippable)
 
 
 @dataclass(frozen=True, slots=True)

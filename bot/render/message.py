@@ -16,8 +16,8 @@ from slack_sdk.models.blocks import (
 
 from bot.block_ids import Action, BlockKind, PartRef
 from bot.render.agent_text import code_span, literal_within, one_line
-from bot.render.layout import AskLayout
-from bot.render.question import form_blocks, one_click_blocks
+from bot.render.layout import AskLayout, takes_replies
+from bot.render.question import REPLY_HINT_TEXT, form_blocks, one_click_blocks, reply_hint
 from bot.render.text import cut_escaped
 
 FALLBACK_TEXT_MAX = 300
@@ -101,6 +101,9 @@ def ask_message(
     ]
     for q in part.questions:
         blocks.extend(form_blocks(layout, q, ask_id, in_modal=False))
+    lone = part.questions[0]
+    if total == 1 and not first.options and takes_replies(first):
+        blocks.append(reply_hint(layout, lone, REPLY_HINT_TEXT))
     ref = PartRef(ask_id, part_number).encode()
     blocks.append(
         ActionsBlock(

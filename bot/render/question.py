@@ -7,6 +7,7 @@ from slack_sdk.models.blocks import (
     Block,
     ButtonElement,
     CheckboxesElement,
+    ContextBlock,
     InputBlock,
     MarkdownTextObject,
     Option,
@@ -30,8 +31,9 @@ from bot.render.layout import (
     QuestionLayout,
     has_heading,
     needs_details,
+    takes_replies,
 )
-from bot.render.text import truncate
+from bot.render.text import cut_escaped, truncate
 from provider import AskUserQuestionItem
 
 BUTTON_TEXT_MAX = 75
@@ -42,6 +44,32 @@ QUESTION_PREVIEW_MAX = 1500
 
 OTHER_BUTTON = "Other…"
 CUT_NOTE = "_Part of this question is cut short here; *View all* shows it in full._"
+
+
+REPLY_HINT_CHOICE = "Or reply in this thread with an option's name or number."
+REPLY_HINT_TEXT = "Or reply in this thread with your answer."
+
+
+def option_notes(layout: AskLayout, q: QuestionLayout) -> ContextBlock:
+    """Each described option's label and description, a line each (agent text, literal):
+    buttons and menus show labels only, so the descriptions are listed under the question."""
+    lines = "\n".join(
+        f"{one_line(o.label, OPTION_TEXT_MAX)}: {one_line(o.description, OPTION_DESCRIPTION_MAX)}"
+        for o in q.question.options or []
+        if o.description
+    )
+    return ContextBlock(
+        block_id=layout.aux_block_id(BlockKind.OPTION_NOTES, q.index),
+        elements=[MarkdownTextObject(verbatim=True, text=cut_escaped(lines, SECTION_TEXT_MAX))],
+    )
+
+
+def reply_hint(layout: AskLayout, q: QuestionLayout, text: str) -> ContextBlock:
+    """The bot's line saying a thread reply answers this question too."""
+    return ContextBlock(
+        block_id=layout.aux_block_id(BlockKind.REPLY_HINT, q.index),
+        elements=[MarkdownTextObject(verbatim=True, text=text)],
+    )
 
 
 def heading_text(question: AskUserQuestionItem, *, with_question: bool) -> str:
@@ -110,7 +138,13 @@ def one_click_blocks(layout: AskLayout, ask_id: str, q: QuestionLayout) -> list[
         text=PlainTextObject(text=OTHER_BUTTON),
         value=AskRef(ask_id).encode(),
     )
-    return [section, ActionsBlock(block_id=question.id, elements=[*choices, other])]
+    blocks: list[Block] = [section]
+    if q.lists_descriptions:
+        blocks.append(option_notes(layout, q))
+    blocks.append(ActionsBlock(block_id=question.id, elements=[*choices, other]))
+    if takes_replies(question):
+        blocks.append(reply_hint(layout, q, REPLY_HINT_CHOICE))
+    return blocks
 
 
 def form_blocks(
@@ -120,15 +154,16 @@ def form_blocks(
     question = q.question
     blocks: list[Block] = []
     if has_heading(question):
+        text = heading_text(question, with_question=False)
         blocks.append(
             SectionBlock(
                 block_id=layout.aux_block_id(BlockKind.HEADING, q.index),
-                text=MarkdownTextObject(
-                    verbatim=True, text=heading_text(question, with_question=False) or CUT_NOTE
-                ),
+                text=MarkdownTextObject(verbatim=True, text=text or CUT_NOTE),
                 accessory=(_details_button(ask_id, q.index) if needs_details(question) else None),
             )
         )
+    if q.lists_descriptions:
+        blocks.append(option_notes(layout, q))
     blocks.append(
         InputBlock(
             block_id=question.id,

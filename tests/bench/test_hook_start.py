@@ -35,5 +35,6 @@ async def test_the_hook_start_bench_reports_the_hook_against_python_c_pass() -> 
         "python -c pass start",
         "hook over python -c",
         "hook CPU time, whole",
+        "hook CPU time to",
         "python -c pass CPU",
     ]

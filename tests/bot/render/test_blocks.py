@@ -377,7 +377,7 @@ def test_no_helper_block_takes_a_question_id(name: str) -> None:
 def test_a_batch_message_part_holds_at_most_50_blocks(n: int) -> None:
     layout = lay_out(request([plain(f"q{i}", options=short_options(3)) for i in range(n)]))
     assert [len(m.blocks) for m in messages(layout)] == {
-        1: [2],
+        1: [3],  # a lone single choice: heading, row, reply hint
         16: [50],
         17: [50, 5],
         60: [50, 50, 50, 38],
@@ -431,7 +431,7 @@ def test_agent_text_never_appears_unescaped_in_mrkdwn(name: str) -> None:
 
 def test_a_hostile_question_is_shown_escaped() -> None:
     layout = lay_out(request([plain("q", header=HOSTILE, options=short_options(2))]))
-    [section, _] = ask_message(ASK, layout, 0, None).blocks_json()
+    [section, _, _hint] = ask_message(ASK, layout, 0, None).blocks_json()
     assert section["text"]["text"] == f"*{escape(HOSTILE)}*\nWhat about q?"
 
 
@@ -458,7 +458,7 @@ def test_the_thread_root_names_the_agent_escaped_with_its_id() -> None:
 def test_a_one_click_question_is_a_heading_and_a_row_of_option_buttons_and_other() -> None:
     layout = lay_out(request([plain("q", options=short_options(3))]))
     message = ask_message(ASK, layout, 0, "Planner")
-    [section, row] = message.blocks_json()
+    [section, row, _hint] = message.blocks_json()
     assert section["block_id"] == "sq~h.0"
     assert "accessory" not in section
     assert row["block_id"] == "q"
@@ -473,19 +473,19 @@ def test_a_one_click_question_is_a_heading_and_a_row_of_option_buttons_and_other
 
 def test_a_one_click_row_of_24_buttons_and_other_fills_the_25_element_row() -> None:
     layout = lay_out(request([plain("q", options=short_options(24))]))
-    [_, row] = ask_message(ASK, layout, 0, None).blocks_json()
+    [_, row, _hint] = ask_message(ASK, layout, 0, None).blocks_json()
     assert len(row["elements"]) == 25
 
 
 def test_a_long_label_on_a_button_is_cut_to_75_characters() -> None:
     layout = lay_out(request([plain("q", options=[{"label": "L" * 200}])]))
-    [_, row] = ask_message(ASK, layout, 0, None).blocks_json()
+    [_, row, _hint] = ask_message(ASK, layout, 0, None).blocks_json()
     assert row["elements"][0]["text"]["text"] == "L" * 74 + "…"
 
 
 def test_a_pick_menu_values_name_the_ask_and_the_option_index() -> None:
     layout = lay_out(request([plain("q", options=short_options(100))]))
-    [_, row] = ask_message(ASK, layout, 0, None).blocks_json()
+    [_, row, _hint] = ask_message(ASK, layout, 0, None).blocks_json()
     menu, other = row["elements"]
     assert (menu["type"], menu["action_id"], other["action_id"]) == (
         "static_select",
@@ -497,7 +497,7 @@ def test_a_pick_menu_values_name_the_ask_and_the_option_index() -> None:
 
 def test_a_cut_question_offers_view_all_for_its_details() -> None:
     layout = lay_out(request([plain("q", detail="d" * 601, options=short_options(2))]))
-    [section, _] = ask_message(ASK, layout, 0, None).blocks_json()
+    [section, _, _hint] = ask_message(ASK, layout, 0, None).blocks_json()
     accessory = section["accessory"]
     assert (accessory["action_id"], accessory["text"]["text"], accessory["value"]) == (
         "sq_details",
@@ -508,14 +508,14 @@ def test_a_cut_question_offers_view_all_for_its_details() -> None:
 
 def test_a_short_detail_is_previewed_as_a_quote_without_view_all() -> None:
     layout = lay_out(request([plain("q", detail="line one\nline <two>", options=short_options(2))]))
-    [section, _] = ask_message(ASK, layout, 0, None).blocks_json()
+    [section, _, _hint] = ask_message(ASK, layout, 0, None).blocks_json()
     assert section["text"]["text"] == "What about q?\n> line one\n> line &lt;two&gt;"
     assert "accessory" not in section
 
 
 def test_a_detail_of_blank_lines_is_previewed_as_an_empty_quote() -> None:
     layout = lay_out(request([plain("q", header="H", detail=" \n\n ", options=short_options(2))]))
-    [section, _] = ask_message(ASK, layout, 0, None).blocks_json()
+    [section, _, _hint] = ask_message(ASK, layout, 0, None).blocks_json()
     assert section["text"]["text"] == "*H*\nWhat about q?\n>"
 
 
@@ -878,3 +878,60 @@ def test_a_withdrawn_or_expired_ask_says_nobody_answered_and_never_denied(verdic
     footer = settle_one(verdict)[-1]["elements"][0]["text"]
     assert "nobody answered" in footer
     assert not any(word in footer.lower() for word in ("denied", "declined", "rejected"))
+
+
+# --- option descriptions where Slack cannot show them; the reply hint (issue 23) --------------
+
+DESCRIBED = [
+    {"label": "Postgres", "description": "Shared by every replica"},
+    {"label": "SQLite", "description": "One *file*, one process"},
+    {"label": "DynamoDB"},
+]
+
+
+def test_a_one_click_question_lists_its_options_descriptions_under_the_question() -> None:
+    layout = lay_out(request([plain("db", options=DESCRIBED)]))
+    [_, notes, row, _] = ask_message(ASK, layout, 0, None).blocks_json()
+    assert notes["elements"][0]["text"] == (
+        "Postgres: Shared by every replica\nSQLite: One \u2217file\u2217, one process"
+    )
+    assert row["block_id"] == "db"
+
+
+def test_a_menu_in_a_form_lists_its_options_descriptions_above_it() -> None:
+    menu = [{"label": f"Option {i}", "description": f"about {i}"} for i in range(12)]
+    layout = lay_out(request([plain("a", options=menu), plain("b")]))
+    blocks = ask_message(ASK, layout, 0, None).blocks_json()
+    ids = [b["block_id"] for b in blocks]
+    notes = blocks[ids.index("a") - 1]
+    assert notes["type"] == "context"
+    assert notes["elements"][0]["text"].splitlines()[:2] == [
+        "Option 0: about 0",
+        "Option 1: about 1",
+    ]
+
+
+def test_radio_buttons_show_descriptions_themselves_so_no_list_is_added() -> None:
+    layout = lay_out(request([plain("a", options=DESCRIBED), plain("b")]))
+    kinds = [b["type"] for b in ask_message(ASK, layout, 0, None).blocks_json()]
+    assert "context" not in kinds
+
+
+def test_a_lone_single_choice_says_a_thread_reply_answers_it() -> None:
+    layout = lay_out(request([plain("db", options=short_options(2))]))
+    hint = ask_message(ASK, layout, 0, None).blocks_json()[-1]
+    assert hint["elements"][0]["text"] == "Or reply in this thread with an option's name or number."
+
+
+def test_a_lone_text_question_says_a_thread_reply_answers_it() -> None:
+    layout = lay_out(request([plain("name")]))
+    blocks = ask_message(ASK, layout, 0, None).blocks_json()
+    [hint] = [b for b in blocks if b["type"] == "context"]
+    assert hint["elements"][0]["text"] == "Or reply in this thread with your answer."
+
+
+def test_a_batch_does_not_say_a_reply_answers_it() -> None:
+    layout = lay_out(request([plain("a"), plain("b")]))
+    assert [
+        b for b in ask_message(ASK, layout, 0, None).blocks_json() if b["type"] == "context"
+    ] == []

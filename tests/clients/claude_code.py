@@ -1,0 +1,132 @@
+"""The real Claude Code CLI (tests/clients/node_modules, pinned in package.json) run against
+the fake Anthropic API, in a throwaway project whose `.claude/settings.json` wires our hook as
+docs/claude-code-hooks.md says.
+
+Claude Code is started in a session of its own (its own process group), as a terminal would
+start it, so a test can hang up on it (`hang_up`: SIGHUP to the group) the way a closed
+terminal does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import pytest
+
+from ..bot.service.harness import RELAY_TOKEN, ROOT
+
+CLIENTS: Final = Path(__file__).resolve().parent
+CLAUDE: Final = CLIENTS / "node_modules" / ".bin" / "claude"
+# How long Claude Code may take for a whole scripted run (its own start-up is ~0.5 s).
+RUN_S: Final = 60.0
+
+
+def claude_or_skip() -> Path:
+    """The installed CLI; skips the test when `npm ci --prefix tests/clients` has not been run,
+    and fails it under CI=true (.ci/run installs it: CI must not skip the real client)."""
+    if CLAUDE.exists():
+        return CLAUDE
+    reason = (
+        f"the real Claude Code CLI is not installed ({CLAUDE} is missing): "
+        "run `npm ci --prefix tests/clients`"
+    )
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI must run the real-client tests: {reason}")
+    pytest.skip(reason)
+
+
+def hook_settings(*hook_args: str, timeout: int = 60) -> dict[str, object]:
+    """`.claude/settings.json` wiring `python -m bot hook claude-code` for Bash and the plan
+    (this checkout's interpreter and code: the docs' `slack-questions` console script is the
+    same entry point)."""
+    command = " ".join(
+        [sys.executable, "-m", "bot", "hook", "claude-code", "--timeout", str(timeout), *hook_args]
+    )
+    hook = {"type": "command", "command": command, "timeout": timeout}
+    return {
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "AskUserQuestion|ExitPlanMode", "hooks": [hook]},
+                {"matcher": "Bash|Edit|Write", "hooks": [hook]},
+            ]
+        }
+    }
+
+
+@dataclass
+class ClaudeRun:
+    """One `claude -p` run in `project`: its process, and what it printed once done."""
+
+    proc: asyncio.subprocess.Process
+    project: Path
+    stdout: str = ""
+    stderr: str = ""
+
+    def hang_up(self) -> None:
+        """What a closed terminal does: SIGHUP to Claude Code's whole process group."""
+        os.killpg(self.proc.pid, signal.SIGHUP)
+
+    async def finished(self) -> int:
+        """Wait for Claude Code to exit; its exit code (a hung run fails the test)."""
+        out, err = await asyncio.wait_for(self.proc.communicate(), RUN_S)
+        self.stdout, self.stderr = out.decode(), err.decode()
+        return await self.proc.wait()
+
+    def events(self) -> list[dict[str, object]]:
+        """The `--output-format stream-json` lines it printed."""
+        return [json.loads(line) for line in self.stdout.splitlines() if line.startswith("{")]
+
+
+async def start_claude(
+    tmp: Path,
+    api_url: str,
+    relay_url: str,
+    prompt: str,
+    *flags: str,
+    settings: dict[str, object] | None = None,
+) -> ClaudeRun:
+    """`claude -p PROMPT --output-format stream-json --verbose FLAGS` in a fresh project under
+    `tmp`, offline: the fake API, a temporary HOME, no updater, no other traffic."""
+    binary = claude_or_skip()
+    home, project = tmp / "home", tmp / "project"
+    (project / ".claude").mkdir(parents=True)
+    home.mkdir()
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps(settings if settings is not None else hook_settings())
+    )
+    env = {
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(home),
+        "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+        "ANTHROPIC_BASE_URL": api_url,
+        "ANTHROPIC_API_KEY": "sk-test",
+        "DISABLE_AUTOUPDATER": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        # What the hook reads (Claude Code passes its environment on to hooks).
+        "PYTHONPATH": str(ROOT),
+        "SLACK_QUESTIONS_RELAY_URL": relay_url,
+        "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
+    }
+    proc = await asyncio.create_subprocess_exec(
+        str(binary),
+        "-p",
+        prompt,
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        *flags,
+        cwd=project,
+        env=env,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    return ClaudeRun(proc, project)

@@ -12,7 +12,9 @@ Exit codes follow Claude Code's hook contract, and a gate fails closed:
 - `AskUserQuestion` and elicitations are not gates: on failure nothing is printed, the reason
   goes to stderr and the exit code is 1, so Claude Code shows its own dialog.
 
-SIGTERM or SIGINT (Claude Code giving up on the hook) withdraws the ask in Slack first. A
+SIGTERM or SIGINT (Claude Code giving up on the hook) withdraws the ask in Slack first; so
+does Claude Code going away (killed, crashed: bot/hooks/parent.py), and the hook then exits 1
+quietly, as nobody is left to read it. A
 SIGKILL runs no handler, so every ask is made with `expires_in` = `--wait` plus a margin: the
 relay withdraws it itself once the hook can no longer be waiting, and a later click is refused
 as withdrawn. `--timeout` is the hook's `timeout` in .claude/settings.json (Claude Code kills
@@ -39,6 +41,7 @@ from pydantic import TypeAdapter, ValidationError
 from bot.hooks.claude_code import HookError, answer, failed_closed, gated, gave_up
 from bot.hooks.events import HookEvent, HookOutput, PermissionDecision
 from bot.hooks.http import StreamsTransport
+from bot.hooks.parent import gone
 from bot.hosts import is_loopback
 from provider import UserQuestionError
 from provider.relay_client import RelayProvider
@@ -69,6 +72,10 @@ _EVENT: Final = TypeAdapter[HookEvent](HookEvent)
 
 class _Stopped(Exception):
     """SIGTERM/SIGINT arrived while people were still deciding."""
+
+
+class _Orphaned(Exception):
+    """Claude Code went away while people were still deciding (bot/hooks/parent.py)."""
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -185,12 +192,23 @@ def main(
     )
     try:
         output = asyncio.run(
-            _answer(event, url, token, args, env.get(AGENT_VARIABLE) or None, requester, on_failure)
+            _answer(
+                event,
+                url,
+                token,
+                args,
+                env.get(AGENT_VARIABLE) or None,
+                requester,
+                on_failure,
+                _fd_of(stdout),
+            )
         )
     except HookError as error:
         return fail(str(error))
     except UserQuestionError as error:
         return fail(f"{error.code}: {error.message}")
+    except _Orphaned:
+        return NON_BLOCKING_ERROR  # the ask is withdrawn; nobody is left to read an answer
     except _Stopped:
         return fail("stopped before anyone answered; the ask was withdrawn in Slack")
     except Exception as error:  # a bug must not open a gate either
@@ -230,6 +248,15 @@ def _gate_of(raw: str) -> tuple[str | None, bool]:
     return tool_name, gated(tool_name)
 
 
+def _fd_of(stdout: TextIO) -> int | None:
+    """The descriptor Claude Code reads the answer from, watched for it going away (None: not
+    a real file, as in tests calling `main`)."""
+    try:
+        return stdout.fileno()
+    except (OSError, ValueError):
+        return None
+
+
 def _print(stdout: TextIO, output: HookOutput) -> None:
     stdout.write(json.dumps(output.to_wire(), ensure_ascii=False) + "\n")
     stdout.flush()
@@ -243,6 +270,7 @@ async def _answer(
     under: str | None,
     requester: str | None,
     on_failure: PermissionDecision,
+    watched: int | None = None,
 ) -> HookOutput:
     async with RelayProvider(
         url,
@@ -264,6 +292,16 @@ async def _answer(
 
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop)
+        orphaned = asyncio.Event()
+        watcher = asyncio.ensure_future(gone(watched)) if watched is not None else None
+
+        def claude_code_gone(done: asyncio.Future[None]) -> None:
+            if not done.cancelled():
+                orphaned.set()
+                work.cancel()  # withdraws the ask, as on SIGTERM
+
+        if watcher is not None:
+            watcher.add_done_callback(claude_code_gone)
         try:
             async with asyncio.timeout(args.wait):
                 return await work
@@ -272,9 +310,13 @@ async def _answer(
                 event, f"no decision within {args.wait:g} s; the ask was withdrawn", on_failure
             )
         except asyncio.CancelledError:
+            if orphaned.is_set():
+                raise _Orphaned from None
             if stopped.is_set():
                 raise _Stopped from None
             raise
         finally:
+            if watcher is not None:
+                watcher.cancel()
             for signum in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(signum)

@@ -69,9 +69,31 @@ class ClaudeRun:
     stdout: str = ""
     stderr: str = ""
 
+    def descendants(self) -> list[int]:
+        """Every process Claude Code started, and theirs (its hooks and their `sh`)."""
+        parents: dict[int, int] = {}
+        for entry in Path("/proc").iterdir():
+            if entry.name.isdigit():
+                try:
+                    # "pid (comm) state ppid …": comm may hold spaces, so split after ")".
+                    fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue  # gone meanwhile
+                parents[int(entry.name)] = int(fields[1])
+        found, frontier = [], [self.proc.pid]
+        while frontier:
+            children = [pid for pid, ppid in parents.items() if ppid in frontier]
+            found += children
+            frontier = children
+        return found
+
     def hang_up(self) -> None:
         """What a closed terminal does: SIGHUP to Claude Code's whole process group."""
         os.killpg(self.proc.pid, signal.SIGHUP)
+
+    def kill(self) -> None:
+        """What a crash does: SIGKILL to Claude Code alone."""
+        self.proc.kill()
 
     async def finished(self) -> int:
         """Wait for Claude Code to exit; its exit code (a hung run fails the test)."""

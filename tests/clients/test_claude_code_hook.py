@@ -4,14 +4,19 @@ not) as they decided; the model is sent what they decided."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
+from collections.abc import Callable
 from pathlib import Path
 
+from bot.outcomes import Verdict
 from bot.service.server import Server
-from slack_emulator import SlackEmulator
+from slack_emulator import SlackEmulator, Slow
 
-from ..bot.harness import ALICE
+from ..bot.harness import ALICE, CHANNEL
 from ..bot.hooks.hook import posted
-from .claude_code import start_claude
+from .claude_code import ClaudeRun, start_claude
 from .fake_anthropic import Text, ToolUse, fake_anthropic
 
 WRITE_F = ToolUse("Bash", {"command": "echo hi > f", "description": "Write hi to f"})
@@ -45,3 +50,68 @@ async def test_denied_bash_does_not_run_and_the_model_reads_why(
         f"PreToolUse:Bash hook error: Slack user {ALICE} denied Bash in Slack.",
         True,
     )
+
+
+async def exited(pids: list[int], within: float) -> None:
+    """Until every process in `pids` has exited (a pidfd turns readable then): they are not
+    our children, so this cannot wait() for them."""
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(within):
+        for pid in pids:
+            try:
+                fd = os.pidfd_open(pid)
+            except ProcessLookupError:
+                continue  # gone already
+            ended = asyncio.Event()
+            loop.add_reader(fd, ended.set)
+            try:
+                await ended.wait()
+            finally:
+                loop.remove_reader(fd)
+                os.close(fd)
+
+
+async def gone_away(
+    server: Server, emu: SlackEmulator, tmp_path: Path, leave: Callable[[ClaudeRun], None]
+) -> None:
+    """Claude Code asks about a Bash command, then goes away (`leave`) before anyone answered:
+    within 5 s the ask is withdrawn in Slack, no hook process is left, and a later click is
+    told the question was withdrawn; the command never ran."""
+    async with fake_anthropic(WRITE_F, Text("Done.")) as api:
+        claude = await start_claude(tmp_path, api.url, server.url, "Write hi to f")
+        message = await posted(emu)
+        hooks = claude.descendants()
+        assert hooks  # the hook's `sh` and the hook itself
+        repainted = asyncio.Event()
+        emu.inject("chat.update", Slow(seconds=30, released=repainted))  # Slack repaints late
+        leave(claude)
+        await claude.finished()
+        [pending] = await server.provider.asks.recent()
+        record = await asyncio.wait_for(server.provider.asks.wait(pending.id), 5)
+        assert record.verdict is Verdict.WITHDRAWN
+        # A person clicks the buttons still shown while the withdrawal repaints.
+        await emu.wait_for(lambda: emu.held("chat.update") == 1, what="the repaint under way")
+        await emu.person(ALICE).click(message, text="Allow")
+        await emu.wait_for(lambda: bool(emu.ephemerals(ALICE)), what="the late click's answer")
+        repainted.set()
+        await emu.wait_for(
+            lambda: "Withdrawn" in json.dumps(emu.message(CHANNEL, message.ts).blocks),
+            what="the message shown withdrawn",
+        )
+        await exited(hooks, within=5)
+    assert [e.text for e in emu.ephemerals(ALICE)] == [
+        "The agent withdrew this question; no answer is needed."
+    ]
+    assert not (claude.project / "f").exists()
+
+
+async def test_a_terminal_hangup_withdraws_the_ask_within_5_s(
+    server: Server, emu: SlackEmulator, tmp_path: Path
+) -> None:
+    await gone_away(server, emu, tmp_path, ClaudeRun.hang_up)
+
+
+async def test_a_killed_claude_code_has_its_ask_withdrawn_within_5_s(
+    server: Server, emu: SlackEmulator, tmp_path: Path
+) -> None:
+    await gone_away(server, emu, tmp_path, ClaudeRun.kill)

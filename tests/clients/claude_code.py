@@ -42,8 +42,12 @@ def claude_or_skip() -> Path:
     pytest.skip(reason)
 
 
-def hook_settings(*hook_args: str, timeout: int = 60) -> dict[str, object]:
-    """`.claude/settings.json` wiring `python -m bot hook claude-code` for Bash and the plan
+def hook_settings(
+    *hook_args: str,
+    timeout: int = 60,
+    matchers: tuple[str, ...] = ("AskUserQuestion|ExitPlanMode", "Bash|Edit|Write"),
+) -> dict[str, object]:
+    """`.claude/settings.json` wiring `python -m bot hook claude-code` for `matchers`
     (this checkout's interpreter and code: the docs' `slack-questions` console script is the
     same entry point)."""
     command = " ".join(
@@ -51,12 +55,7 @@ def hook_settings(*hook_args: str, timeout: int = 60) -> dict[str, object]:
     )
     hook = {"type": "command", "command": command, "timeout": timeout}
     return {
-        "hooks": {
-            "PreToolUse": [
-                {"matcher": "AskUserQuestion|ExitPlanMode", "hooks": [hook]},
-                {"matcher": "Bash|Edit|Write", "hooks": [hook]},
-            ]
-        }
+        "hooks": {"PreToolUse": [{"matcher": matcher, "hooks": [hook]} for matcher in matchers]}
     }
 
 
@@ -101,6 +100,49 @@ class ClaudeRun:
         self.stdout, self.stderr = out.decode(), err.decode()
         return await self.proc.wait()
 
+    async def converse(self, prompt: str) -> list[dict[str, object]]:
+        """Drive an SDK-mode run (`sdk=True`) as an Agent SDK host would: initialize, send
+        `prompt`, refuse every `can_use_tool` Claude Code asks (the hook is the one to decide
+        here: a test reads what Claude Code asked), close stdin at the result. Returns every
+        message Claude Code printed."""
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        self._send(
+            {"type": "control_request", "request_id": "init", "request": {"subtype": "initialize"}}
+        )
+        self._send(
+            {
+                "type": "user",
+                "message": {"role": "user", "content": prompt},
+                "parent_tool_use_id": None,
+                "session_id": "",
+            }
+        )
+        seen: list[dict[str, object]] = []
+        async with asyncio.timeout(RUN_S):
+            while line := await self.proc.stdout.readline():
+                message = json.loads(line)
+                seen.append(message)
+                request = message.get("request")
+                if message.get("type") == "control_request" and isinstance(request, dict):
+                    self._send(
+                        {
+                            "type": "control_response",
+                            "response": {
+                                "subtype": "success",
+                                "request_id": message["request_id"],
+                                "response": {"behavior": "deny", "message": "not asked here"},
+                            },
+                        }
+                    )
+                if message.get("type") == "result":
+                    self.proc.stdin.close()
+        return seen
+
+    def _send(self, message: dict[str, object]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+
     def events(self) -> list[dict[str, object]]:
         """The `--output-format stream-json` lines it printed."""
         return [json.loads(line) for line in self.stdout.splitlines() if line.startswith("{")]
@@ -113,9 +155,12 @@ async def start_claude(
     prompt: str,
     *flags: str,
     settings: dict[str, object] | None = None,
+    sdk: bool = False,
 ) -> ClaudeRun:
     """`claude -p PROMPT --output-format stream-json --verbose FLAGS` in a fresh project under
-    `tmp`, offline: the fake API, a temporary HOME, no updater, no other traffic."""
+    `tmp`, offline: the fake API, a temporary HOME, no updater, no other traffic. `sdk`: the
+    Agent SDK's mode instead (stream-json on stdin, permission prompts sent to the host, which
+    is what offers AskUserQuestion and ExitPlanMode; the prompt then goes by `converse`)."""
     binary = claude_or_skip()
     home, project = tmp / "home", tmp / "project"
     (project / ".claude").mkdir(parents=True)
@@ -136,17 +181,20 @@ async def start_claude(
         "SLACK_QUESTIONS_RELAY_URL": relay_url,
         "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
     }
+    mode = (
+        ["--input-format", "stream-json", "--permission-prompt-tool", "stdio"] if sdk else [prompt]
+    )
     proc = await asyncio.create_subprocess_exec(
         str(binary),
         "-p",
-        prompt,
+        *mode,
         "--output-format",
         "stream-json",
         "--verbose",
         *flags,
         cwd=project,
         env=env,
-        stdin=asyncio.subprocess.DEVNULL,
+        stdin=asyncio.subprocess.PIPE if sdk else asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,

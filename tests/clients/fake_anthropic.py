@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -45,6 +45,8 @@ class ToolUse:
 
 
 Turn = Text | ToolUse
+# A turn made from the request it answers (e.g. a path Claude Code named in its prompt).
+Scripted = Turn | Callable[[dict[str, JsonValue]], Turn]
 
 
 @dataclass
@@ -52,7 +54,7 @@ class FakeAnthropic:
     """The scripted API: `turns` answer the agent's requests in order; `requests` holds the
     body of every agent request received; `unknown` every path it could not answer."""
 
-    turns: list[Turn]
+    turns: list[Scripted]
     url: str = ""
     requests: list[dict[str, JsonValue]] = field(default_factory=list)
     side_requests: list[dict[str, JsonValue]] = field(default_factory=list)
@@ -82,7 +84,8 @@ class FakeAnthropic:
         agent_turn = bool(body.get("tools"))
         (self.requests if agent_turn else self.side_requests).append(body)
         if agent_turn and len(self.requests) <= len(self.turns):
-            turn: Turn = self.turns[len(self.requests) - 1]
+            scripted = self.turns[len(self.requests) - 1]
+            turn = scripted if isinstance(scripted, Text | ToolUse) else scripted(body)
         else:
             if agent_turn:
                 log.warning("agent request #%d beyond the script", len(self.requests))
@@ -181,7 +184,7 @@ def _stream(turn: Turn, body: dict[str, JsonValue]) -> list[tuple[str, dict[str,
 
 
 @asynccontextmanager
-async def fake_anthropic(*turns: Turn) -> AsyncIterator[FakeAnthropic]:
+async def fake_anthropic(*turns: Scripted) -> AsyncIterator[FakeAnthropic]:
     """The fake API, listening on a free port of 127.0.0.1 while the block runs."""
     api = FakeAnthropic(list(turns))
     app = web.Application()

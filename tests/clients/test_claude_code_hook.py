@@ -7,8 +7,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
+
+from pydantic import JsonValue
 
 from bot.outcomes import Verdict
 from bot.service.server import Server
@@ -16,7 +19,7 @@ from slack_emulator import SlackEmulator, Slow
 
 from ..bot.harness import ALICE, CHANNEL
 from ..bot.hooks.hook import posted
-from .claude_code import ClaudeRun, start_claude
+from .claude_code import ClaudeRun, hook_settings, start_claude
 from .fake_anthropic import Text, ToolUse, fake_anthropic
 
 WRITE_F = ToolUse("Bash", {"command": "echo hi > f", "description": "Write hi to f"})
@@ -115,3 +118,43 @@ async def test_a_killed_claude_code_has_its_ask_withdrawn_within_5_s(
     server: Server, emu: SlackEmulator, tmp_path: Path
 ) -> None:
     await gone_away(server, emu, tmp_path, ClaudeRun.kill)
+
+
+PLAN = "# Plan\n\n1. Write hi to f.\n"
+
+
+def write_the_plan(request: dict[str, JsonValue]) -> ToolUse:
+    """The model's first turn in plan mode: write the plan to the file Claude Code named."""
+    [path] = set(re.findall(r"/[^\s\"'`]*/\.claude/plans/[\w.-]+\.md", json.dumps(request)))
+    return ToolUse("Write", {"file_path": path, "content": PLAN}, id="toolu_01FakePlanWrite01")
+
+
+async def test_an_approved_plan_reaches_the_model_as_approved_not_edited(
+    server: Server, emu: SlackEmulator, tmp_path: Path
+) -> None:
+    # Only the plan is gated: Claude Code lets plan mode write its own plan file.
+    only_the_plan = hook_settings(matchers=("ExitPlanMode",))
+    async with fake_anthropic(
+        write_the_plan, ToolUse("ExitPlanMode", {}), Text("Carrying it out.")
+    ) as api:
+        claude = await start_claude(
+            tmp_path,
+            api.url,
+            server.url,
+            "",
+            "--permission-mode",
+            "plan",
+            settings=only_the_plan,
+            sdk=True,
+        )
+        talk = asyncio.ensure_future(claude.converse("Plan writing hi to f"))
+        await emu.person(ALICE).click(await posted(emu), text="Approve")
+        seen = await talk
+    asked = [m for m in seen if m.get("type") == "control_request"]
+    assert asked == []  # the hook decided: Claude Code asked nobody else
+    result = api.tool_results()[-1]
+    assert result["tool_use_id"] == "toolu_01FakeScripted0001"
+    assert str(result["content"]).startswith(
+        "User has approved your plan. You can now start coding."
+    ), result["content"]
+    assert "## Approved Plan:\n# Plan\n\n1. Write hi to f." in str(result["content"])

@@ -135,7 +135,7 @@ EXIT_PLAN = {
 }
 
 
-async def test_an_approved_plan_is_allowed_with_the_plan_as_sent(
+async def test_an_approved_plan_is_allowed_without_the_plan_claude_code_injected(
     server: Server, emu: SlackEmulator
 ) -> None:
     hook = await Hook.start(server.url, pre_tool_use("ExitPlanMode", EXIT_PLAN))
@@ -148,7 +148,8 @@ async def test_an_approved_plan_is_allowed_with_the_plan_as_sent(
                 "hookEventName": "PreToolUse",
                 "permissionDecision": "allow",
                 "permissionDecisionReason": f"plan approved in Slack by Slack user {ALICE}",
-                "updatedInput": EXIT_PLAN,
+                # Sent back, `plan` would read as the user's edit (issue 24, finding 2).
+                "updatedInput": {"allowedPrompts": EXIT_PLAN["allowedPrompts"]},
             }
         },
     )

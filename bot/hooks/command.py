@@ -14,7 +14,8 @@ Exit codes follow Claude Code's hook contract, and a gate fails closed:
 
 SIGTERM or SIGINT (Claude Code giving up on the hook) withdraws the ask in Slack first; so
 does Claude Code going away (killed, crashed: bot/hooks/parent.py), and the hook then exits 1
-quietly, as nobody is left to read it. A
+quietly, as nobody is left to read it. As it asks, the hook says so on stderr (Claude Code
+streams it to its user while the hook runs). A
 SIGKILL runs no handler, so every ask is made with `expires_in` = `--wait` plus a margin: the
 relay withdraws it itself once the hook can no longer be waiting, and a later click is refused
 as withdrawn. `--timeout` is the hook's `timeout` in .claude/settings.json (Claude Code kills
@@ -32,7 +33,7 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final, TextIO, cast
 from urllib.parse import urlsplit
 
@@ -43,8 +44,9 @@ from bot.hooks.events import HookEvent, HookOutput, PermissionDecision
 from bot.hooks.http import StreamsTransport
 from bot.hooks.parent import gone
 from bot.hosts import is_loopback
-from provider import UserQuestionError
+from provider import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 from provider.relay_client import RelayProvider
+from provider.relay_wire import AskView
 from provider.types import field_errors
 
 NON_BLOCKING_ERROR: Final = 1
@@ -76,6 +78,32 @@ class _Stopped(Exception):
 
 class _Orphaned(Exception):
     """Claude Code went away while people were still deciding (bot/hooks/parent.py)."""
+
+
+class _Announcing:
+    """The relay, saying (on stderr) that a question went to Slack as it is sent: Claude Code
+    streams a running hook's stderr (`hook_progress`), so the person at the terminal learns
+    where the question waits instead of watching a spinner (issue 24, finding 3)."""
+
+    def __init__(self, relay: RelayProvider, wait: float, say: Callable[[str], None]) -> None:
+        self._relay, self._wait, self._say = relay, wait, say
+
+    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        """The relay's `ask`, announced."""
+        self._announce(request)
+        return await self._relay.ask(request)
+
+    async def outcome(self, request: AskUserQuestionRequest) -> AskView:
+        """The relay's `outcome`, announced."""
+        self._announce(request)
+        return await self._relay.outcome(request)
+
+    def _announce(self, request: AskUserQuestionRequest) -> None:
+        where = f", in the thread “{request.agent.name}”" if request.agent else ""
+        self._say(
+            f"slack-questions hook: asking a person in Slack{where}, waiting up to "
+            f"{self._wait:g} s; Esc here withdraws the question."
+        )
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -201,6 +229,7 @@ def main(
                 requester,
                 on_failure,
                 _fd_of(stdout),
+                lambda line: print(line, file=stderr, flush=True),
             )
         )
     except HookError as error:
@@ -271,6 +300,7 @@ async def _answer(
     requester: str | None,
     on_failure: PermissionDecision,
     watched: int | None = None,
+    say: Callable[[str], None] = lambda _: None,
 ) -> HookOutput:
     async with RelayProvider(
         url,
@@ -281,7 +311,13 @@ async def _answer(
         transport=StreamsTransport(),
     ) as relay:
         work = asyncio.ensure_future(
-            answer(event, relay, under=under, requester=requester, on_failure=on_failure)
+            answer(
+                event,
+                _Announcing(relay, args.wait, say),
+                under=under,
+                requester=requester,
+                on_failure=on_failure,
+            )
         )
         loop = asyncio.get_running_loop()
         stopped = asyncio.Event()

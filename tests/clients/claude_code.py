@@ -14,6 +14,7 @@ import json
 import os
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -94,10 +95,21 @@ class ClaudeRun:
         """What a crash does: SIGKILL to Claude Code alone."""
         self.proc.kill()
 
+    async def printed(self, wanted: Callable[[dict[str, object]], bool]) -> dict[str, object]:
+        """Read Claude Code's stream-json output as it comes, until a message `wanted`."""
+        assert self.proc.stdout is not None
+        async with asyncio.timeout(RUN_S):
+            while line := await self.proc.stdout.readline():
+                self.stdout += line.decode()
+                message = json.loads(line)
+                if wanted(message):
+                    return dict(message)
+        raise AssertionError(f"Claude Code exited without printing it: {self.stdout[-2000:]}")
+
     async def finished(self) -> int:
         """Wait for Claude Code to exit; its exit code (a hung run fails the test)."""
         out, err = await asyncio.wait_for(self.proc.communicate(), RUN_S)
-        self.stdout, self.stderr = out.decode(), err.decode()
+        self.stdout, self.stderr = self.stdout + out.decode(), err.decode()
         return await self.proc.wait()
 
     async def converse(self, prompt: str) -> list[dict[str, object]]:

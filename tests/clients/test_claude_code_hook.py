@@ -158,3 +158,21 @@ async def test_an_approved_plan_reaches_the_model_as_approved_not_edited(
         "User has approved your plan. You can now start coding."
     ), result["content"]
     assert "## Approved Plan:\n# Plan\n\n1. Write hi to f." in str(result["content"])
+
+
+async def test_the_terminal_is_told_the_question_waits_in_slack(
+    server: Server, emu: SlackEmulator, tmp_path: Path
+) -> None:
+    async with fake_anthropic(WRITE_F, Text("Done.")) as api:
+        claude = await start_claude(
+            tmp_path, api.url, server.url, "Write hi to f", "--include-hook-events"
+        )
+        progress = await claude.printed(lambda m: m.get("subtype") == "hook_progress")
+        message = await posted(emu)  # still waiting for a person: nobody has clicked
+        await emu.person(ALICE).click(message, text="Allow")
+        assert await claude.finished() == 0
+    assert (progress["hook_name"], progress["stderr"]) == (
+        "PreToolUse:Bash",
+        "slack-questions hook: asking a person in Slack, in the thread “Claude Code · project”, "
+        "waiting up to 58 s; Esc here withdraws the question.\n",
+    )

@@ -4,7 +4,7 @@
   input plus `answers` (question text → chosen label; several labels and "Other" text joined
   with ", ", as Claude Code's docs describe).
 - `ExitPlanMode` → a plan review (the channel's review policy applies) → `allow` only when
-  approved; a decline or requested changes → `deny` quoting the reviewer, so Claude keeps
+  approved (`updatedInput` without the `plan`/`planFilePath` Claude Code injected); a decline or requested changes → `deny` quoting the reviewer, so Claude keeps
   planning; "Discuss in thread" → `deny` pointing at the thread; withdrawn or expired → `ask`.
 - any other tool the user's matcher sends here → "Allow Bash: `…`?" → `allow` / `deny`.
 - `Elicitation` → the MCP form as questions → `{action, content}`.
@@ -59,6 +59,10 @@ DENY = "Deny"
 SUMMARY_LIMIT = 80
 # The input field that says what a tool is about to do, by tool (first present wins).
 SUMMARY_FIELDS = ("command", "file_path", "notebook_path", "url", "pattern", "query", "prompt")
+# ExitPlanMode input Claude Code injects from the plan file: any `plan` sent back in
+# `updatedInput` is read as the user's edit ("## Approved Plan (edited by user):"), so an
+# approval sends neither back and Claude Code reads the plan from disk (issue 24, finding 2).
+PLAN_INJECTED = frozenset({"plan", "planFilePath"})
 FENCE = "```"
 BROKEN_FENCE = "``\u200b`"  # looks the same, but no longer closes a code block
 
@@ -258,10 +262,10 @@ async def _plan(
         return _unsettled(event, view, agent, on_failure)
     item = _only_item(view, review.id)
     if item.selected == [APPROVE] and not item.custom:
-        # Claude Code needs updatedInput paired with allow for ExitPlanMode: the plan as sent.
-        return HookOutput.decide(
-            "allow", f"plan approved in Slack by {_who(view)}", event.tool_input
-        )
+        # Claude Code needs updatedInput paired with allow for ExitPlanMode: the input as
+        # sent, less what it injected (sent back, it would read as an edit).
+        unedited = {k: v for k, v in event.tool_input.items() if k not in PLAN_INJECTED}
+        return HookOutput.decide("allow", f"plan approved in Slack by {_who(view)}", unedited)
     if item.custom:
         reason = (
             f"{_who(view)} requested changes to the plan in Slack: “{item.custom}”. "

@@ -12,7 +12,10 @@ Exit codes follow Claude Code's hook contract, and a gate fails closed:
 - `AskUserQuestion` and elicitations are not gates: on failure nothing is printed, the reason
   goes to stderr and the exit code is 1, so Claude Code shows its own dialog.
 
-SIGTERM or SIGINT (Claude Code giving up on the hook) withdraws the ask in Slack first. A
+SIGTERM or SIGINT (Claude Code giving up on the hook) withdraws the ask in Slack first; so
+does Claude Code going away (killed, crashed: bot/hooks/parent.py), and the hook then exits 1
+quietly, as nobody is left to read it. As it asks, the hook says so on stderr (Claude Code
+streams it to its user while the hook runs). A
 SIGKILL runs no handler, so every ask is made with `expires_in` = `--wait` plus a margin: the
 relay withdraws it itself once the hook can no longer be waiting, and a later click is refused
 as withdrawn. `--timeout` is the hook's `timeout` in .claude/settings.json (Claude Code kills
@@ -30,7 +33,7 @@ import os
 import re
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final, TextIO, cast
 from urllib.parse import urlsplit
 
@@ -39,9 +42,11 @@ from pydantic import TypeAdapter, ValidationError
 from bot.hooks.claude_code import HookError, answer, failed_closed, gated, gave_up
 from bot.hooks.events import HookEvent, HookOutput, PermissionDecision
 from bot.hooks.http import StreamsTransport
+from bot.hooks.parent import gone
 from bot.hosts import is_loopback
-from provider import UserQuestionError
+from provider import AskUserQuestionAnswer, AskUserQuestionRequest, UserQuestionError
 from provider.relay_client import RelayProvider
+from provider.relay_wire import AskView
 from provider.types import field_errors
 
 NON_BLOCKING_ERROR: Final = 1
@@ -69,6 +74,36 @@ _EVENT: Final = TypeAdapter[HookEvent](HookEvent)
 
 class _Stopped(Exception):
     """SIGTERM/SIGINT arrived while people were still deciding."""
+
+
+class _Orphaned(Exception):
+    """Claude Code went away while people were still deciding (bot/hooks/parent.py)."""
+
+
+class _Announcing:
+    """The relay, saying (on stderr) that a question went to Slack as it is sent: Claude Code
+    streams a running hook's stderr (`hook_progress`), so the person at the terminal learns
+    where the question waits instead of watching a spinner (issue 24, finding 3)."""
+
+    def __init__(self, relay: RelayProvider, wait: float, say: Callable[[str], None]) -> None:
+        self._relay, self._wait, self._say = relay, wait, say
+
+    async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
+        """The relay's `ask`, announced."""
+        self._announce(request)
+        return await self._relay.ask(request)
+
+    async def outcome(self, request: AskUserQuestionRequest) -> AskView:
+        """The relay's `outcome`, announced."""
+        self._announce(request)
+        return await self._relay.outcome(request)
+
+    def _announce(self, request: AskUserQuestionRequest) -> None:
+        where = f", in the thread “{request.agent.name}”" if request.agent else ""
+        self._say(
+            f"slack-questions hook: asking a person in Slack{where}, waiting up to "
+            f"{self._wait:g} s; Esc here withdraws the question."
+        )
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace:
@@ -185,12 +220,24 @@ def main(
     )
     try:
         output = asyncio.run(
-            _answer(event, url, token, args, env.get(AGENT_VARIABLE) or None, requester, on_failure)
+            _answer(
+                event,
+                url,
+                token,
+                args,
+                env.get(AGENT_VARIABLE) or None,
+                requester,
+                on_failure,
+                _fd_of(stdout),
+                lambda line: print(line, file=stderr, flush=True),
+            )
         )
     except HookError as error:
         return fail(str(error))
     except UserQuestionError as error:
         return fail(f"{error.code}: {error.message}")
+    except _Orphaned:
+        return NON_BLOCKING_ERROR  # the ask is withdrawn; nobody is left to read an answer
     except _Stopped:
         return fail("stopped before anyone answered; the ask was withdrawn in Slack")
     except Exception as error:  # a bug must not open a gate either
@@ -230,6 +277,15 @@ def _gate_of(raw: str) -> tuple[str | None, bool]:
     return tool_name, gated(tool_name)
 
 
+def _fd_of(stdout: TextIO) -> int | None:
+    """The descriptor Claude Code reads the answer from, watched for it going away (None: not
+    a real file, as in tests calling `main`)."""
+    try:
+        return stdout.fileno()
+    except (OSError, ValueError):
+        return None
+
+
 def _print(stdout: TextIO, output: HookOutput) -> None:
     stdout.write(json.dumps(output.to_wire(), ensure_ascii=False) + "\n")
     stdout.flush()
@@ -243,6 +299,8 @@ async def _answer(
     under: str | None,
     requester: str | None,
     on_failure: PermissionDecision,
+    watched: int | None = None,
+    say: Callable[[str], None] = lambda _: None,
 ) -> HookOutput:
     async with RelayProvider(
         url,
@@ -253,7 +311,13 @@ async def _answer(
         transport=StreamsTransport(),
     ) as relay:
         work = asyncio.ensure_future(
-            answer(event, relay, under=under, requester=requester, on_failure=on_failure)
+            answer(
+                event,
+                _Announcing(relay, args.wait, say),
+                under=under,
+                requester=requester,
+                on_failure=on_failure,
+            )
         )
         loop = asyncio.get_running_loop()
         stopped = asyncio.Event()
@@ -264,6 +328,16 @@ async def _answer(
 
         for signum in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(signum, stop)
+        orphaned = asyncio.Event()
+        watcher = asyncio.ensure_future(gone(watched)) if watched is not None else None
+
+        def claude_code_gone(done: asyncio.Future[None]) -> None:
+            if not done.cancelled():
+                orphaned.set()
+                work.cancel()  # withdraws the ask, as on SIGTERM
+
+        if watcher is not None:
+            watcher.add_done_callback(claude_code_gone)
         try:
             async with asyncio.timeout(args.wait):
                 return await work
@@ -272,9 +346,13 @@ async def _answer(
                 event, f"no decision within {args.wait:g} s; the ask was withdrawn", on_failure
             )
         except asyncio.CancelledError:
+            if orphaned.is_set():
+                raise _Orphaned from None
             if stopped.is_set():
                 raise _Stopped from None
             raise
         finally:
+            if watcher is not None:
+                watcher.cancel()
             for signum in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(signum)

@@ -106,6 +106,15 @@ def pre_tool_use(tool_name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def asking(wait: float = 598) -> str:
+    """The line the hook writes on stderr as it asks in Slack (Claude Code streams it to the
+    terminal while the hook runs); `wait`: the hook's --wait (default: 600 s less 2)."""
+    return (
+        "slack-questions hook: asking a person in Slack, in the thread "
+        f"“Claude Code · billing-api”, waiting up to {wait:g} s; Esc here withdraws the question.\n"
+    )
+
+
 def denied(tool: str, why: str) -> dict[str, Any]:
     """What the hook prints when a gated tool fails closed with the default `deny`."""
     return {

@@ -19,7 +19,7 @@ from slack_emulator import SlackEmulator, Slow
 
 from ..harness import ALICE, CHANNEL
 from ..service.harness import free_port, in_process
-from .hook import Hook, ask_posts, denied, elicitation, posted, pre_tool_use
+from .hook import Hook, ask_posts, asking, denied, elicitation, posted, pre_tool_use
 
 DATABASE = {
     "question": "Which database should the service use?",
@@ -135,7 +135,7 @@ EXIT_PLAN = {
 }
 
 
-async def test_an_approved_plan_is_allowed_with_the_plan_as_sent(
+async def test_an_approved_plan_is_allowed_without_the_plan_claude_code_injected(
     server: Server, emu: SlackEmulator
 ) -> None:
     hook = await Hook.start(server.url, pre_tool_use("ExitPlanMode", EXIT_PLAN))
@@ -148,7 +148,8 @@ async def test_an_approved_plan_is_allowed_with_the_plan_as_sent(
                 "hookEventName": "PreToolUse",
                 "permissionDecision": "allow",
                 "permissionDecisionReason": f"plan approved in Slack by Slack user {ALICE}",
-                "updatedInput": EXIT_PLAN,
+                # Sent back, `plan` would read as the user's edit (issue 24, finding 2).
+                "updatedInput": {"allowedPrompts": EXIT_PLAN["allowedPrompts"]},
             }
         },
     )
@@ -542,7 +543,7 @@ async def test_an_unreachable_relay_denies_the_plan_within_seconds() -> None:
     assert (done.code, done.output, done.stderr) == (
         0,
         denied("ExitPlanMode", why),
-        f"slack-questions hook: {why}\n",
+        asking() + f"slack-questions hook: {why}\n",
     )
 
 
@@ -554,7 +555,7 @@ async def test_a_relay_that_went_down_denies_the_tool(emu: SlackEmulator, tmp_pa
     assert (done.code, done.output, done.stderr) == (
         0,
         denied("Bash", why),
-        f"slack-questions hook: {why}\n",
+        asking() + f"slack-questions hook: {why}\n",
     )
 
 
@@ -579,7 +580,7 @@ async def test_sigterm_withdraws_a_bash_approval_and_denies(
     assert (done.code, done.output, done.stderr) == (
         0,
         denied("Bash", why),
-        f"slack-questions hook: {why}\n",
+        asking() + f"slack-questions hook: {why}\n",
     )
     await emu.wait_for(
         lambda: (

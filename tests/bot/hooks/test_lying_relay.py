@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 import pytest
 from aiohttp import web
 
-from .hook import Hook, denied, pre_tool_use
+from .hook import Hook, asking, denied, pre_tool_use
 
 PENDING = {"id": "a1", "state": "pending"}
 ALLOW = {"id": "approve", "selected": ["Allow"]}
@@ -101,7 +101,7 @@ async def test_a_failing_or_lying_relay_gets_the_tool_denied(case: str) -> None:
     assert (done.code, done.output, done.stderr) == (
         0,
         denied("Bash", reason),
-        f"slack-questions hook: {reason}\n",
+        asking() + f"slack-questions hook: {reason}\n",
     )
 
 

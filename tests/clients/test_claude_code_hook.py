@@ -1,0 +1,178 @@
+"""The hook under the real Claude Code CLI: a scripted model calls a tool, Claude Code runs
+`python -m bot hook claude-code`, a person clicks in the emulated Slack, and the tool runs (or
+not) as they decided; the model is sent what they decided."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from pydantic import JsonValue
+
+from bot.outcomes import Verdict
+from bot.service.server import Server
+from slack_emulator import SlackEmulator, Slow
+
+from ..bot.harness import ALICE, CHANNEL
+from ..bot.hooks.hook import posted
+from .claude_code import ClaudeRun, hook_settings, start_claude
+from .fake_anthropic import Text, ToolUse, fake_anthropic
+
+WRITE_F = ToolUse("Bash", {"command": "echo hi > f", "description": "Write hi to f"})
+
+
+async def test_bash_runs_only_after_a_person_clicks_allow(
+    server: Server, emu: SlackEmulator, tmp_path: Path
+) -> None:
+    async with fake_anthropic(WRITE_F, Text("Done.")) as api:
+        claude = await start_claude(tmp_path, api.url, server.url, "Write hi to f")
+        message = await posted(emu)
+        assert not (claude.project / "f").exists()  # waiting for the person
+        await emu.person(ALICE).click(message, text="Allow")
+        assert await claude.finished() == 0
+    assert (claude.project / "f").read_text() == "hi\n"
+    [result] = api.tool_results()
+    assert (result["content"], result["is_error"]) == ("(Bash completed with no output)", False)
+
+
+async def test_denied_bash_does_not_run_and_the_model_reads_why(
+    server: Server, emu: SlackEmulator, tmp_path: Path
+) -> None:
+    async with fake_anthropic(WRITE_F, Text("Understood.")) as api:
+        claude = await start_claude(tmp_path, api.url, server.url, "Write hi to f")
+        await emu.person(ALICE).click(await posted(emu), text="Deny")
+        assert await claude.finished() == 0
+    assert not (claude.project / "f").exists()
+    [result] = api.tool_results()
+    assert (result["content"], result["is_error"]) == (
+        # Claude Code's own prefix, then the hook's reason.
+        f"PreToolUse:Bash hook error: Slack user {ALICE} denied Bash in Slack.",
+        True,
+    )
+
+
+async def exited(pids: list[int], within: float) -> None:
+    """Until every process in `pids` has exited (a pidfd turns readable then): they are not
+    our children, so this cannot wait() for them."""
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(within):
+        for pid in pids:
+            try:
+                fd = os.pidfd_open(pid)
+            except ProcessLookupError:
+                continue  # gone already
+            ended = asyncio.Event()
+            loop.add_reader(fd, ended.set)
+            try:
+                await ended.wait()
+            finally:
+                loop.remove_reader(fd)
+                os.close(fd)
+
+
+async def gone_away(
+    server: Server, emu: SlackEmulator, tmp_path: Path, leave: Callable[[ClaudeRun], None]
+) -> None:
+    """Claude Code asks about a Bash command, then goes away (`leave`) before anyone answered:
+    within 5 s the ask is withdrawn in Slack, no hook process is left, and a later click is
+    told the question was withdrawn; the command never ran."""
+    async with fake_anthropic(WRITE_F, Text("Done.")) as api:
+        claude = await start_claude(tmp_path, api.url, server.url, "Write hi to f")
+        message = await posted(emu)
+        hooks = claude.descendants()
+        assert hooks  # the hook's `sh` and the hook itself
+        repainted = asyncio.Event()
+        emu.inject("chat.update", Slow(seconds=30, released=repainted))  # Slack repaints late
+        leave(claude)
+        await claude.finished()
+        [pending] = await server.provider.asks.recent()
+        record = await asyncio.wait_for(server.provider.asks.wait(pending.id), 5)
+        assert record.verdict is Verdict.WITHDRAWN
+        # A person clicks the buttons still shown while the withdrawal repaints.
+        await emu.wait_for(lambda: emu.held("chat.update") == 1, what="the repaint under way")
+        await emu.person(ALICE).click(message, text="Allow")
+        await emu.wait_for(lambda: bool(emu.ephemerals(ALICE)), what="the late click's answer")
+        repainted.set()
+        await emu.wait_for(
+            lambda: "Withdrawn" in json.dumps(emu.message(CHANNEL, message.ts).blocks),
+            what="the message shown withdrawn",
+        )
+        await exited(hooks, within=5)
+    assert [e.text for e in emu.ephemerals(ALICE)] == [
+        "The agent withdrew this question; no answer is needed."
+    ]
+    assert not (claude.project / "f").exists()
+
+
+async def test_a_terminal_hangup_withdraws_the_ask_within_5_s(
+    server: Server, emu: SlackEmulator, tmp_path: Path
+) -> None:
+    await gone_away(server, emu, tmp_path, ClaudeRun.hang_up)
+
+
+async def test_a_killed_claude_code_has_its_ask_withdrawn_within_5_s(
+    server: Server, emu: SlackEmulator, tmp_path: Path
+) -> None:
+    await gone_away(server, emu, tmp_path, ClaudeRun.kill)
+
+
+PLAN = "# Plan\n\n1. Write hi to f.\n"
+
+
+def write_the_plan(request: dict[str, JsonValue]) -> ToolUse:
+    """The model's first turn in plan mode: write the plan to the file Claude Code named."""
+    [path] = set(re.findall(r"/[^\s\"'`]*/\.claude/plans/[\w.-]+\.md", json.dumps(request)))
+    return ToolUse("Write", {"file_path": path, "content": PLAN}, id="toolu_01FakePlanWrite01")
+
+
+async def test_an_approved_plan_reaches_the_model_as_approved_not_edited(
+    server: Server, emu: SlackEmulator, tmp_path: Path
+) -> None:
+    # Only the plan is gated: Claude Code lets plan mode write its own plan file.
+    only_the_plan = hook_settings(matchers=("ExitPlanMode",))
+    async with fake_anthropic(
+        write_the_plan, ToolUse("ExitPlanMode", {}), Text("Carrying it out.")
+    ) as api:
+        claude = await start_claude(
+            tmp_path,
+            api.url,
+            server.url,
+            "",
+            "--permission-mode",
+            "plan",
+            settings=only_the_plan,
+            sdk=True,
+        )
+        talk = asyncio.ensure_future(claude.converse("Plan writing hi to f"))
+        await emu.person(ALICE).click(await posted(emu), text="Approve")
+        seen = await talk
+    asked = [m for m in seen if m.get("type") == "control_request"]
+    assert asked == []  # the hook decided: Claude Code asked nobody else
+    result = api.tool_results()[-1]
+    assert result["tool_use_id"] == "toolu_01FakeScripted0001"
+    assert str(result["content"]).startswith(
+        "User has approved your plan. You can now start coding."
+    ), result["content"]
+    assert "## Approved Plan:\n# Plan\n\n1. Write hi to f." in str(result["content"])
+
+
+async def test_the_terminal_is_told_the_question_waits_in_slack(
+    server: Server, emu: SlackEmulator, tmp_path: Path
+) -> None:
+    async with fake_anthropic(WRITE_F, Text("Done.")) as api:
+        claude = await start_claude(
+            tmp_path, api.url, server.url, "Write hi to f", "--include-hook-events"
+        )
+        progress = await claude.printed(lambda m: m.get("subtype") == "hook_progress")
+        message = await posted(emu)  # still waiting for a person: nobody has clicked
+        await emu.person(ALICE).click(message, text="Allow")
+        assert await claude.finished() == 0
+    assert (progress["hook_name"], progress["stderr"]) == (
+        "PreToolUse:Bash",
+        "slack-questions hook: asking a person in Slack, in the thread “Claude Code · project”, "
+        "waiting up to 58 s; Esc here withdraws the question.\n",
+    )

@@ -170,8 +170,10 @@ def form_blocks(
             label=PlainTextObject(text=truncate(question.question, INPUT_LABEL_MAX), emoji=False),
             element=_input_element(q),
             # Slack enforces required inputs only in modals, where Other and Skip must be able
-            # to stand in for the question's own input; we check every answer ourselves.
-            optional=in_modal,
+            # to stand in for the question's own input; we check every answer ourselves. Such
+            # an input reads "(optional)", so its hint says what an answer needs.
+            optional=in_modal and (q.has_options or q.skippable),
+            hint=_hint(q) if in_modal else None,
         )
     )
     if q.has_options:
@@ -202,6 +204,19 @@ def form_blocks(
             )
         )
     return blocks
+
+
+def _needs(q: QuestionLayout) -> str | None:
+    """What a modal input Slack shows as "(optional)" needs after all (None: Slack enforces it)."""
+    if q.has_options:
+        other = "choose an answer or type one under Other"
+        return f"Required: {other}, or skip it." if q.skippable else f"Required: {other}."
+    return "Required: type an answer, or skip it." if q.skippable else None
+
+
+def _hint(q: QuestionLayout) -> PlainTextObject | None:
+    needs = _needs(q)
+    return PlainTextObject(text=needs) if needs else None
 
 
 def _input_element(

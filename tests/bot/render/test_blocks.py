@@ -573,6 +573,21 @@ def test_a_form_modal_leaves_every_input_optional_so_other_and_skip_can_stand_in
     assert all(b["optional"] is True for b in inputs)
 
 
+def test_a_modal_question_shown_optional_says_what_its_answer_needs() -> None:
+    # Slack labels these "(optional)"; an empty Submit is still refused (issue 23, finding 7).
+    layout = lay_out(request([plain("radio", options=short_options(3)), plain("text")]))
+    view = form_modal(ASK, layout, 0, None, "C1").to_dict()
+    hints = {
+        b["block_id"]: b.get("hint", {}).get("text") for b in view["blocks"] if b["type"] == "input"
+    }
+    skippable = layout.questions[0].skippable
+    assert hints["radio"] == (
+        "Required: choose an answer or type one under Other, or skip it."
+        if skippable
+        else "Required: choose an answer or type one under Other."
+    )
+
+
 def test_form_options_are_valued_by_index_with_descriptions_cut_to_75() -> None:
     options = [{"label": "A"}, {"label": "B", "description": "x" * 100}]
     layout = lay_out(request([plain("q", options=options), plain("t")]))

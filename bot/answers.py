@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from bot.block_ids import SKIP_VALUE, BlockKind, parse_number
 from bot.payloads import ElementState, StateValues
 from bot.render import AskLayout, QuestionLayout
+from bot.render.question import Prefill
 from bot.render.text import unescape
 from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
 
@@ -77,6 +78,21 @@ def read_form(layout: AskLayout, part_number: int, values: StateValues) -> FormR
         else:
             answers.append(result)
     return FormResult(answers=[] if errors else answers, errors=errors)
+
+
+def prefill(layout: AskLayout, part_number: int, values: StateValues) -> Prefill:
+    """What a message's form part holds (`state.values`), for its modal to start from."""
+    chosen: dict[str, tuple[int, ...]] = {}
+    typed: dict[str, str] = {}
+    skipped: set[str] = set()
+    for q in layout.parts[part_number].questions:
+        qid = q.question.id
+        chosen[qid] = tuple(_chosen(values.get(qid, {}), len(q.question.labels)))
+        text_block = layout.aux_block_id(BlockKind.OTHER, q.index) if q.has_options else qid
+        typed[qid] = _text(values.get(text_block, {}))
+        if SKIP_VALUE in _values(values.get(layout.aux_block_id(BlockKind.SKIP, q.index), {})):
+            skipped.add(qid)
+    return Prefill(chosen=chosen, typed=typed, skipped=frozenset(skipped))
 
 
 def _read_question(

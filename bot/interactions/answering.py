@@ -159,8 +159,11 @@ class Answering:
 
     # --- opening modals --------------------------------------------------------------------
 
-    async def open_form(self, user: str, ref: PartRef, trigger_id: str) -> None:
-        """Open the modal holding part `ref.part`."""
+    async def open_form(
+        self, user: str, ref: PartRef, trigger_id: str, values: StateValues | None = None
+    ) -> None:
+        """Open the modal holding part `ref.part`, holding what its message's form held
+        (`values`: the message's `state.values`)."""
         live = await self._admission.admit(user, ref.ask_id, part=ref.part)
         if live is None:
             return
@@ -174,6 +177,7 @@ class Answering:
             record.agent_name,
             record.channel,
             agent_id=record.agent_id,
+            prefill=answers.prefill(live.layout, ref.part, values or {}),
         )
         await self._messages.open_modal(live.record, user, trigger_id, view, push=False)
 

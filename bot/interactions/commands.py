@@ -16,7 +16,7 @@ lives three seconds and a replay could only fail.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal, assert_never
 
 from pydantic import ValidationError
@@ -142,11 +142,12 @@ class _Opening(_Command):
 
 @dataclass(frozen=True, slots=True)
 class OpenForm(_Opening):
-    """Open the modal holding one part of an ask."""
+    """Open the modal holding one part of an ask, with what the message's form holds."""
 
     user: str
     ref: PartRef
     trigger_id: str
+    values: StateValues = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +265,9 @@ def _block_actions(body: dict[str, object]) -> Command | None:
     if control is Action.DISCUSS:
         return Discuss(user, AskRef.of(ref))
     if control is Action.FORM:
-        return OpenForm(user, PartRef.of(ref), trigger)
+        return OpenForm(
+            user, PartRef.of(ref), trigger, payload.state.values if payload.state else {}
+        )
     if control is Action.OTHER:
         return OpenOther(user, AskRef.of(ref), trigger)
     in_modal = payload.container.type == "view"

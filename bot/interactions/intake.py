@@ -130,8 +130,8 @@ class Intake:
                 await plans.approve(user, ref)
             case Discuss(user, ref):
                 await plans.discuss(user, ref)
-            case OpenForm(user, ref, trigger_id):
-                await answering.open_form(user, ref, trigger_id)
+            case OpenForm(user, ref, trigger_id, values):
+                await answering.open_form(user, ref, trigger_id, values)
             case OpenOther(user, ref, trigger_id):
                 await answering.open_other(user, ref, trigger_id)
             case OpenDetails(user, ref, trigger_id, push):

@@ -17,7 +17,13 @@ from bot.block_ids import Action, BlockKind, Callback, ViewMeta
 from bot.render.agent_text import detail_mrkdwn, fenced_chunks, literal, one_line
 from bot.render.layout import INPUT_LABEL_MAX, MODAL_BLOCKS_MAX, AskLayout
 from bot.render.message import agent_label
-from bot.render.question import SECTION_TEXT_MAX, TEXT_INPUT_MAX, form_blocks
+from bot.render.question import (
+    NO_PREFILL,
+    SECTION_TEXT_MAX,
+    TEXT_INPUT_MAX,
+    Prefill,
+    form_blocks,
+)
 from bot.render.text import truncate
 from provider import AskUserQuestionItem
 
@@ -30,6 +36,7 @@ def form_modal(
     channel: str,
     *,
     agent_id: str | None = None,
+    prefill: Prefill = NO_PREFILL,
 ) -> View:
     """The questions of one part as a modal; closing it ends the ask as closed (`notify_on_close`)."""
     part = layout.parts[part_number]
@@ -46,7 +53,7 @@ def form_modal(
         )
     ]
     for q in part.questions:
-        blocks.extend(form_blocks(layout, q, ask_id, in_modal=True))
+        blocks.extend(form_blocks(layout, q, ask_id, in_modal=True, prefill=prefill))
     return View(
         type="modal",
         callback_id=Callback.FORM,

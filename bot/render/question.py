@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
@@ -45,6 +49,18 @@ QUESTION_PREVIEW_MAX = 1500
 OTHER_BUTTON = "Other…"
 CUT_NOTE = "_Part of this question is cut short here; *View all* shows it in full._"
 
+
+@dataclass(frozen=True)
+class Prefill:
+    """What a person already put in a message's form, carried into its modal (by question
+    id): the options ticked, the text typed (under Other, or the text input), Skip ticked."""
+
+    chosen: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+    typed: Mapping[str, str] = field(default_factory=dict)
+    skipped: frozenset[str] = frozenset()
+
+
+NO_PREFILL: Final = Prefill()
 
 REPLY_HINT_CHOICE = "Or reply in this thread with an option's name or number."
 REPLY_HINT_TEXT = "Or reply in this thread with your answer."
@@ -148,10 +164,17 @@ def one_click_blocks(layout: AskLayout, ask_id: str, q: QuestionLayout) -> list[
 
 
 def form_blocks(
-    layout: AskLayout, q: QuestionLayout, ask_id: str, *, in_modal: bool
+    layout: AskLayout,
+    q: QuestionLayout,
+    ask_id: str,
+    *,
+    in_modal: bool,
+    prefill: Prefill = NO_PREFILL,
 ) -> list[Block]:
-    """A question in a form: heading (if any), its input, "Other" and "Skip" inputs."""
+    """A question in a form: heading (if any), its input, "Other" and "Skip" inputs, holding
+    what `prefill` says was already put in."""
     question = q.question
+    typed = prefill.typed.get(question.id) or None
     blocks: list[Block] = []
     if has_heading(question):
         text = heading_text(question, with_question=False)
@@ -168,7 +191,7 @@ def form_blocks(
         InputBlock(
             block_id=question.id,
             label=PlainTextObject(text=truncate(question.question, INPUT_LABEL_MAX), emoji=False),
-            element=_input_element(q),
+            element=_input_element(q, prefill.chosen.get(question.id, ()), typed),
             # Slack enforces required inputs only in modals, where Other and Skip must be able
             # to stand in for the question's own input; we check every answer ourselves. Such
             # an input reads "(optional)", so its hint says what an answer needs.
@@ -185,20 +208,21 @@ def form_blocks(
                     action_id=Action.INPUT,
                     placeholder=PlainTextObject(text="Or type your own answer"),
                     max_length=TEXT_INPUT_MAX,
+                    initial_value=typed,
                 ),
                 optional=True,
             )
         )
     if q.skippable:
+        skip = Option(value=SKIP_VALUE, text=PlainTextObject(text="Skip this question"))
         blocks.append(
             InputBlock(
                 block_id=layout.aux_block_id(BlockKind.SKIP, q.index),
                 label=PlainTextObject(text="Not for you?"),
                 element=CheckboxesElement(
                     action_id=Action.INPUT,
-                    options=[
-                        Option(value=SKIP_VALUE, text=PlainTextObject(text="Skip this question"))
-                    ],
+                    options=[skip],
+                    initial_options=[skip] if question.id in prefill.skipped else None,
                 ),
                 optional=True,
             )
@@ -220,7 +244,7 @@ def _hint(q: QuestionLayout) -> PlainTextObject | None:
 
 
 def _input_element(
-    q: QuestionLayout,
+    q: QuestionLayout, chosen: tuple[int, ...] = (), typed: str | None = None
 ) -> (
     RadioButtonsElement
     | StaticSelectElement
@@ -228,22 +252,31 @@ def _input_element(
     | StaticMultiSelectElement
     | PlainTextInputElement
 ):
+    all_options = options(q.question)
+    picked = [all_options[i] for i in chosen if i < len(all_options)] or None
+    first = picked[0] if picked else None
     match q.element:
         case Element.RADIO:
-            return RadioButtonsElement(action_id=Action.INPUT, options=options(q.question))
+            return RadioButtonsElement(
+                action_id=Action.INPUT, options=all_options, initial_option=first
+            )
         case Element.SELECT:
             return StaticSelectElement(
                 action_id=Action.INPUT,
                 placeholder=PlainTextObject(text="Choose an answer"),
-                options=options(q.question),
+                options=all_options,
+                initial_option=first,
             )
         case Element.CHECKBOXES:
-            return CheckboxesElement(action_id=Action.INPUT, options=options(q.question))
+            return CheckboxesElement(
+                action_id=Action.INPUT, options=all_options, initial_options=picked
+            )
         case Element.MULTI_SELECT:
             return StaticMultiSelectElement(
                 action_id=Action.INPUT,
                 placeholder=PlainTextObject(text="Choose answers"),
-                options=options(q.question),
+                options=all_options,
+                initial_options=picked,
             )
         case Element.TEXT:
             return PlainTextInputElement(
@@ -251,6 +284,7 @@ def _input_element(
                 multiline=True,
                 placeholder=PlainTextObject(text="Type your answer"),
                 max_length=TEXT_INPUT_MAX,
+                initial_value=typed,
             )
         case _:
             raise ValueError(f"{q.element} is not a form element")

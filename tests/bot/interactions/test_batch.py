@@ -227,3 +227,29 @@ async def test_a_late_part_update_never_lands_over_the_final_outcome(bot: Bot) -
     shown = str(bot.now(first).blocks)
     assert f"Answered by <@{BOB}>" in shown
     assert "waiting for the rest" not in shown
+
+
+async def test_what_was_put_in_the_message_is_carried_into_the_form(bot: Bot) -> None:
+    # Issue 23, finding 7: boxes ticked in the message were lost on "Answer in a form".
+    asking = bot.ask(DB, LANGS, NAME)
+    message = await bot.posted()
+    alice = bot.emu.person(ALICE)
+    await alice.check(message, block_id="langs", values=["2", "0"])
+    await alice.choose(message, block_id="db", value="1")
+    await alice.type(message, block_id="name", text="billing-api")
+    await alice.click(message, text="Answer in a form")
+    await bot.idle()
+    [form] = bot.emu.views(ALICE)
+    inputs = {b["block_id"]: b["element"] for b in form.blocks if b["type"] == "input"}
+    assert [o["value"] for o in inputs["langs"]["initial_options"]] == ["0", "2"]
+    assert inputs["db"]["initial_option"]["value"] == "1"
+    assert inputs["name"]["initial_value"] == "billing-api"
+    await alice.submit(form)
+    answer = await asking
+    assert answer.to_wire() == {
+        "answers": [
+            {"id": "db", "selected": ["SQLite"]},
+            {"id": "langs", "selected": ["Go", "Zig"]},
+            {"id": "name", "selected": [], "custom": "billing-api"},
+        ]
+    }

@@ -134,7 +134,7 @@ EACH_KIND = [
     pytest.param(
         InboxKind.BLOCK_ACTIONS,
         click("sq_form", "a1/1"),
-        OpenForm(ALICE, PartRef("a1", 1), TRIGGER),
+        OpenForm(ALICE, PartRef("a1", 1), TRIGGER, VALUES),
         id="open a form",
     ),
     pytest.param(

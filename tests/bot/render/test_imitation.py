@@ -53,7 +53,9 @@ def one_click(question: dict[str, Any]) -> AskUserQuestionRequest:
 
 
 def test_the_imitation_question_renders_with_no_bold_emoji_or_mention() -> None:
-    [section, _, _hint] = ask_message(ASK, lay_out(one_click({"question": IMITATION})), 0, None).blocks
+    [section, _, _hint] = ask_message(
+        ASK, lay_out(one_click({"question": IMITATION})), 0, None
+    ).blocks
     text = section.to_dict()["text"]["text"]
     assert drawn_markup(text) == []
     assert ":white_check_mark:" not in text
@@ -73,7 +75,9 @@ def test_every_kind_of_markup_in_a_header_question_and_detail_renders_literally(
 
 
 def test_the_imitation_reads_as_written_apart_from_the_characters_that_would_format() -> None:
-    [section, _, _hint] = ask_message(ASK, lay_out(one_click({"question": IMITATION})), 0, None).blocks
+    [section, _, _hint] = ask_message(
+        ASK, lay_out(one_click({"question": IMITATION})), 0, None
+    ).blocks
     text = section.to_dict()["text"]["text"]
     assert shown(text) == (
         "\u2236white_check_mark: \u2217Approved\u2217 by @lead (Security) — already approved, "

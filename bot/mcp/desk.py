@@ -13,6 +13,7 @@ import asyncio
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib.metadata import version as package_version
 from types import TracebackType
 from typing import Annotated, Any, Final
 
@@ -105,6 +106,8 @@ class QuestionDesk:
         token = http.token if http is not None else None
         self.server: MCPServer[Any] = MCPServer(
             "slack-questions",
+            # Clients show and log it; an empty one reads as a broken server.
+            version=package_version("slack-questions"),
             instructions=INSTRUCTIONS,
             tools=self._tools(),
             token_verifier=StaticTokenVerifier(token) if token is not None else None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from importlib.metadata import version
 
 import pytest
 from mcp import Client
@@ -231,3 +232,12 @@ async def test_get_answer_sends_progress_while_it_waits(
         m is not None and m.startswith("waiting for an answer in #agent-questions")
         for m in messages
     )
+
+
+async def test_the_server_names_its_version_in_the_handshake(desk: QuestionDesk) -> None:
+    # Issue 24, finding 4: serverInfo.version was an empty string. (2026-era envelopes carry
+    # serverInfo only as an optional stamp, which the SDK's server does not send.)
+    async with client(desk, "legacy") as mcp:
+        info = mcp.server_info
+    assert info is not None
+    assert (info.name, info.version) == ("slack-questions", version("slack-questions"))

@@ -18,8 +18,13 @@ class Summary:
         return f"median {self.median_ms:7.2f} ms   p95 {self.p95_ms:7.2f} ms   (n={self.n})"
 
 
+def percentile(seconds: list[float], fraction: float) -> float:
+    """The sample at `fraction` (0..1) of the sorted samples, nearest rank."""
+    ordered = sorted(seconds)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
 def summarise(seconds: list[float]) -> Summary:
     """Summarise samples given in seconds."""
-    ordered = sorted(seconds)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return Summary(len(ordered), statistics.median(ordered) * 1000, p95 * 1000)
+    median = statistics.median(seconds)
+    return Summary(len(seconds), median * 1000, percentile(seconds, 0.95) * 1000)

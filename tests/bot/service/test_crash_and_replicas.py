@@ -67,6 +67,17 @@ async def killed_while_posting(
     )
 
 
+async def crashed_mid_post(
+    emu: SlackEmulator, http: aiohttp.ClientSession, service: Process, **extra: Any
+) -> str:
+    """Start `service`, ask there, and kill it while Slack holds the post; the ask's id."""
+    await service.start()
+    released = hold_the_next_post(emu)
+    ask_id = await create(http, service, **extra)
+    await killed_while_posting(emu, service, released)
+    return ask_id
+
+
 def live_buttons(message: Message) -> bool:
     return any(block.get("type") == "actions" for block in message.blocks)
 
@@ -85,10 +96,7 @@ async def test_a_restart_on_another_port_posts_an_ask_whose_post_a_kill_left_in_
 ) -> None:
     db = tmp_path / "asks.db"
     first = Process(service_env(emu, db, free_port()))
-    await first.start()
-    released = hold_the_next_post(emu)
-    ask_id = await create(http, first)
-    await killed_while_posting(emu, first, released)
+    ask_id = await crashed_mid_post(emu, http, first)
     message = await posted(emu)
     second = Process(service_env(emu, db, free_port()))  # another port: another replica name
     await second.start()
@@ -110,10 +118,7 @@ async def test_a_restart_on_another_port_takes_over_a_dead_processs_thread_at_on
     # the session's thread lease, under its name (host and old port).
     db = tmp_path / "asks.db"
     first = Process(service_env(emu, db, free_port()))
-    await first.start()
-    released = hold_the_next_post(emu)
-    await create(http, first, agent=AGENT)
-    await killed_while_posting(emu, first, released)
+    await crashed_mid_post(emu, http, first, agent=AGENT)
     second = Process(service_env(emu, db, free_port()))
     await second.start()
     try:
@@ -134,10 +139,7 @@ async def test_a_replica_restarted_under_another_name_records_the_dead_ones_post
     emu: SlackEmulator, postgres_url: str, http: aiohttp.ClientSession
 ) -> None:
     first = replica(emu, postgres_url, "a")
-    await first.start()
-    released = hold_the_next_post(emu)
-    ask_id = await create(http, first)
-    await killed_while_posting(emu, first, released)
+    ask_id = await crashed_mid_post(emu, http, first)
     message = await posted(emu)
     second = replica(emu, postgres_url, "b")
     await second.start()
@@ -167,10 +169,7 @@ async def test_a_click_on_a_dead_replicas_unrecorded_message_shows_the_decision_
     emu: SlackEmulator, postgres_url: str, http: aiohttp.ClientSession
 ) -> None:
     first = replica(emu, postgres_url, "a")
-    await first.start()
-    released = hold_the_next_post(emu)
-    ask_id = await create(http, first)
-    await killed_while_posting(emu, first, released)
+    ask_id = await crashed_mid_post(emu, http, first)
     message = await posted(emu)
     # Under another name: the dead replica's post lease keeps the ask unrecorded for now.
     second = replica(emu, postgres_url, "b")
@@ -197,10 +196,7 @@ async def test_a_click_on_an_unrecorded_message_while_its_ask_waits_its_turn_sho
     # settles it meanwhile.
     db = tmp_path / "asks.db"
     service = Process(service_env(emu, db, free_port()))
-    await service.start()
-    released = hold_the_next_post(emu)
-    ask_id = await create(http, service)
-    await killed_while_posting(emu, service, released)
+    ask_id = await crashed_mid_post(emu, http, service)
     message = await posted(emu)
     async with SqliteStore(db) as store:
         [record] = await store.recent()

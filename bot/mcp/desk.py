@@ -26,6 +26,7 @@ from pydantic import Field
 from bot.mcp.calls import SharedCalls, call_key
 from bot.mcp.guard import HttpAccess, StaticTokenVerifier, bearer_auth_settings
 from bot.mcp.sessions import AgentSessions
+from bot.mcp.tasks import TaskBook, TasksExtension, task_slot
 from provider import (
     AgentRegistry,
     AskUserQuestionRequest,
@@ -35,6 +36,7 @@ from provider import (
     UserQuestionService,
     ask_user_question_tool,
 )
+from provider.relay_client import error_of
 from provider.relay_wire import AskState, AskView
 from provider.tool import DESCRIPTION, NAME, PARAMETERS, ToolResult
 
@@ -102,6 +104,13 @@ class QuestionDesk:
         # The asks start_question made here: the only ids get_answer and withdraw_question
         # reach, so a caller cannot read or withdraw another agent's ask by its id.
         self._started: set[str] = set()
+        # MCP Tasks: a declaring client's ask_user_question becomes a task (its ask's id).
+        self._tasks = TaskBook(
+            poll=lambda ask_id: relay.poll(ask_id, wait_seconds=0),
+            withdraw=relay.withdraw,
+            result_of=_settled_result,
+            where=self._options.where,
+        )
         http = self._options.http
         token = http.token if http is not None else None
         self.server: MCPServer[Any] = MCPServer(
@@ -110,6 +119,7 @@ class QuestionDesk:
             version=package_version("slack-questions"),
             instructions=INSTRUCTIONS,
             tools=self._tools(),
+            extensions=[TasksExtension(self._tasks)],
             token_verifier=StaticTokenVerifier(token) if token is not None else None,
             auth=bearer_auth_settings(http.url) if http is not None and token is not None else None,
         )
@@ -155,9 +165,24 @@ class QuestionDesk:
     async def ask_user_question(
         self, ctx: Context[Any, Any], questions: Any = None
     ) -> CallToolResult:
-        """Ask and wait for the answer, with progress; cancelling the call withdraws the ask."""
+        """Ask and wait for the answer, with progress; cancelling the call withdraws the ask.
+        A client that declared MCP Tasks gets a task instead (`bot.mcp.tasks`)."""
         agent = self._sessions.agent_for(ctx)
         arguments = {"questions": questions}
+        slot = task_slot()
+        if slot is not None:
+            request = self._tool.request_of(arguments, agent=agent)
+            if isinstance(request, ToolResult):
+                return _tool_result(request)
+            try:
+                self._service.check(request)
+                view = await self._start(request, call_key(agent.id, arguments))
+            except UserQuestionError as error:
+                return _error_result(error)
+            # The interceptor answers with this task; the ask is already durable in the
+            # service, as the spec requires before a CreateTaskResult.
+            slot.created = self._tasks.created(view)
+            return _json_result({"ask_id": view.id})
         call = self._calls.join(
             call_key(agent.id, arguments),
             lambda signal: self._tool.execute(arguments, agent=agent, signal=signal),
@@ -251,6 +276,16 @@ class QuestionDesk:
         await ctx.report_progress(
             elapsed, None, f"waiting for an answer in {self._options.where} ({elapsed:.0f} s)"
         )
+
+
+def _settled_result(view: AskView) -> dict[str, Any]:
+    """The blocking call's result for a settled ask, as the JSON a completed task carries."""
+    if view.state is AskState.ANSWERED and view.answer is not None:
+        answer = json.dumps(view.answer.to_wire(), ensure_ascii=False, separators=(",", ":"))
+        result = _tool_result(ToolResult(answer))
+    else:
+        result = _error_result(error_of(view))
+    return result.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
 def _unknown(method: str, ask_id: str) -> UserQuestionError:

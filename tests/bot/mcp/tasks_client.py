@@ -69,10 +69,11 @@ class TasksClientExtension(ClientExtension):
         return (ResultClaim(result_type="task", model=CreatedTask, resolve=_unresolved),)
 
 
-def tasks_client(desk: QuestionDesk, *, declares: bool = True) -> Client:
-    """A 2026-07-28 client of `desk`, declaring the extension unless `declares` is False."""
+def tasks_client(server: QuestionDesk | Any, *, declares: bool = True) -> Client:
+    """A 2026-07-28 client of a desk (in process) or of a transport such as `stdio_client`,
+    declaring the extension unless `declares` is False."""
     return Client(
-        desk.server,
+        server.server if isinstance(server, QuestionDesk) else server,
         mode=MODERN,
         client_info=Implementation(name="claude-code", version="2.1.332"),
         extensions=[TasksClientExtension()] if declares else None,

@@ -168,11 +168,13 @@ async def start_claude(
     *flags: str,
     settings: dict[str, object] | None = None,
     sdk: bool = False,
+    env: dict[str, str] | None = None,
 ) -> ClaudeRun:
     """`claude -p PROMPT --output-format stream-json --verbose FLAGS` in a fresh project under
     `tmp`, offline: the fake API, a temporary HOME, no updater, no other traffic. `sdk`: the
     Agent SDK's mode instead (stream-json on stdin, permission prompts sent to the host, which
-    is what offers AskUserQuestion and ExitPlanMode; the prompt then goes by `converse`)."""
+    is what offers AskUserQuestion and ExitPlanMode; the prompt then goes by `converse`).
+    `env`: more variables for Claude Code (its feature switches)."""
     binary = claude_or_skip()
     home, project = tmp / "home", tmp / "project"
     (project / ".claude").mkdir(parents=True)
@@ -180,6 +182,7 @@ async def start_claude(
     (project / ".claude" / "settings.json").write_text(
         json.dumps(settings if settings is not None else hook_settings())
     )
+    extra = env or {}
     env = {
         "PATH": os.environ.get("PATH", ""),
         "HOME": str(home),
@@ -192,6 +195,7 @@ async def start_claude(
         "PYTHONPATH": str(ROOT),
         "SLACK_QUESTIONS_RELAY_URL": relay_url,
         "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
+        **extra,
     }
     mode = (
         ["--input-format", "stream-json", "--permission-prompt-tool", "stdio"] if sdk else [prompt]

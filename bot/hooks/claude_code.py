@@ -265,6 +265,16 @@ async def _plan(
         # Claude Code needs updatedInput paired with allow for ExitPlanMode: the input as
         # sent, less what it injected (sent back, it would read as an edit).
         unedited = {k: v for k, v in event.tool_input.items() if k not in PLAN_INJECTED}
+        amended = (item.updated_input or {}).get("plan")
+        if isinstance(amended, str) and amended.strip():
+            # The reviewer's amendment IS a user edit: Claude Code says "edited by user".
+            return HookOutput.decide(
+                "allow",
+                f"plan approved in Slack by {_who(view)}, who amended it",
+                {**unedited, "plan": amended},
+            )
+        if item.updated_input is not None:
+            raise HookError("the relay's plan edit is not a plan: refusing to approve it")
         return HookOutput.decide("allow", f"plan approved in Slack by {_who(view)}", unedited)
     if item.custom:
         reason = (
@@ -296,6 +306,12 @@ async def _approval(
         return _unsettled(event, view, agent, on_failure)
     item = _only_item(view, question.id)
     if item.selected == [ALLOW] and not item.custom:
+        if item.updated_input is not None:
+            return HookOutput.decide(
+                "allow",
+                f"allowed in Slack by {_who(view)} with the input edited",
+                _edited(event.tool_input, item.updated_input),
+            )
         return HookOutput.decide("allow", f"allowed in Slack by {_who(view)}")
     if item.custom:
         return HookOutput.decide(
@@ -303,6 +319,21 @@ async def _approval(
             f"{_who(view)} did not allow {event.tool_name} in Slack and said: “{item.custom}”",
         )
     return HookOutput.decide("deny", f"{_who(view)} denied {event.tool_name} in Slack.")
+
+
+def _edited(asked: dict[str, JsonValue], edited: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """The reviewer's edit, if it keeps the input's shape (the same fields, each of the same
+    JSON type); a relay or proxy sending anything else gets no tool run."""
+    from provider.contract import json_kind  # loaded only for an edit
+
+    if set(edited) != set(asked) or any(
+        json_kind(value) != json_kind(asked[name]) for name, value in edited.items()
+    ):
+        raise HookError(
+            "the relay's edited input does not keep the tool's fields and their types: "
+            "refusing to run it"
+        )
+    return edited
 
 
 def _summary(event: PreToolUse) -> str:

@@ -91,9 +91,7 @@ async def test_a_multi_line_edit_is_shown_as_a_unified_diff(bot: Bot) -> None:
     message = await bot.posted()
     await open_edit(bot)
     alice = bot.emu.person(ALICE)
-    await alice.type(
-        bot.emu.views(ALICE)[0], block_id="sq~edit.1", text="set -e\nmake\nmake check"
-    )
+    await alice.type(bot.emu.views(ALICE)[0], block_id="sq~edit.1", text="set -e\nmake\nmake check")
     await alice.submit(bot.emu.views(ALICE)[0])
     await asking
     await bot.idle()

@@ -5,10 +5,15 @@ decided message shows original → edited."""
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 
+import pytest
 from pydantic import JsonValue
 
-from ..harness import ALICE, Bot
+from bot.review import ReviewPolicies, ReviewPolicy
+from slack_emulator import SlackEmulator
+
+from ..harness import ALICE, Bot, running_bot
 from ..render.tool_cards import labels
 from .test_tool_approval import approval, verdict
 
@@ -155,3 +160,26 @@ async def test_edit_and_approve_answers_with_the_amended_plan_shown_as_a_revisio
         "✏️ *Amended by the reviewer before approving* (unified diff, - original + edited):\n"
         "```\n@@ -1,3 +1,3 @@\n 1. Add the table\n-2. Migrate\n+2. Migrate on staging first\n 3. Deploy\n```"
     ]
+
+
+@pytest.fixture
+async def two_approvals(emu: SlackEmulator) -> AsyncIterator[Bot]:
+    async with running_bot(emu, review=ReviewPolicies(default=ReviewPolicy(approvals=2))) as bot:
+        yield bot
+    assert emu.violations == []
+
+
+async def test_an_edit_is_refused_where_more_than_one_approval_decides(
+    two_approvals: Bot,
+) -> None:
+    asking = two_approvals.ask(approval({"command": "rm -rf build"}))
+    message = await two_approvals.posted()
+    await two_approvals.emu.person(ALICE).click(message, text="Edit and allow")
+    await two_approvals.idle()
+    assert two_approvals.emu.views(ALICE) == []
+    assert [e.text for e in two_approvals.emu.ephemerals(ALICE)] == [
+        "An edit can be approved only where one approval decides; this tool needs 2. Nothing "
+        "changed; approve it as asked, or deny it."
+    ]
+    assert not asking.done()
+    asking.cancel()

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bot.service.server import Server
 from slack_emulator import SlackEmulator
 
@@ -49,10 +51,14 @@ async def test_edit_and_allow_sends_the_edited_command_as_updated_input(
     )
 
 
-async def test_edit_and_approve_sends_the_amended_plan_as_updated_input(
-    server: Server, emu: SlackEmulator
+async def test_edit_and_approve_sends_the_amended_plan_and_writes_it_to_the_plan_file(
+    server: Server, emu: SlackEmulator, tmp_path: Path
 ) -> None:
-    hook = await Hook.start(server.url, pre_tool_use("ExitPlanMode", EXIT_PLAN))
+    plan_file = tmp_path / ".claude" / "plans" / "refunds.md"
+    plan_file.parent.mkdir(parents=True)
+    plan_file.write_text(PLAN)
+    exit_plan = {**EXIT_PLAN, "planFilePath": str(plan_file)}
+    hook = await Hook.start(server.url, pre_tool_use("ExitPlanMode", exit_plan))
     amended = "1. Add the refunds table\n2. Migrate on staging first\n3. Deploy"
     await edit(emu, "Edit and approve", "sq~edit.plan", amended)
     done = await hook.finished()
@@ -72,3 +78,5 @@ async def test_edit_and_approve_sends_the_amended_plan_as_updated_input(
             }
         },
     )
+    # Claude Code 2.1.332 reads the approved plan from this file (tests/clients).
+    assert plan_file.read_text() == amended

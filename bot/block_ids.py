@@ -31,6 +31,7 @@ class Action(StrEnum):
     DISCUSS = "sq_discuss"  # plan review: end the ask as ASK_CANCELLED, talk in the thread
     PLAN = "sq_plan"  # plan review: the whole plan in a modal, page by page
     DIFF = "sq_diff"  # plan review: what changed since the declined revision
+    EDIT = "sq_edit"  # tool approval / plan review: open "Edit and allow" / "Edit and approve"
 
 
 class Callback(StrEnum):
@@ -41,6 +42,7 @@ class Callback(StrEnum):
     DETAILS = "sq_details"
     CHANGES = "sq_changes"
     PLAN = "sq_plan"
+    EDIT = "sq_edit"  # the edited input or plan, approved on submit
 
 
 class BlockKind(StrEnum):
@@ -69,6 +71,7 @@ class BlockKind(StrEnum):
     TOOL_STATUS = "ts"  # tool approval: approvals so far, who may allow (0)
     TOOL_CUT = "tc"  # tool approval: how much is shown, where Allow is (note)
     TOOL_VERDICT = "tv"  # tool approval: how it was decided (0)
+    EDITED = "ed"  # a decided review: what the reviewer edited, original → edited (section)
 
 
 PICK_PATTERN: Final = re.compile(rf"^{Action.PICK}(\.\d+)?$")

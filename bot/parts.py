@@ -23,6 +23,7 @@ from bot.flags import StartupError as StartupError
 from bot.interactions.admission import Admission
 from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
+from bot.interactions.edits import Edits
 from bot.interactions.intake import Intake
 from bot.interactions.origins import BotIdentity, Origins
 from bot.interactions.plan_reviews import PlanReviews
@@ -174,7 +175,8 @@ def build(
         asks, admission, plan_reviews, messages, clock, decide_before_ack=not shared
     )
     origins = Origins()
-    intake = Intake(answering, plan_reviews, kept, clock, tasks, origins)
+    edits = Edits(asks, admission, messages, settings.review, clock)
+    intake = Intake(answering, plan_reviews, kept, clock, tasks, origins, edits=edits)
     audience = Audience(
         client, responders, settings.review, ChannelMembers(client), channel=settings.channel
     )

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from .types import AskUserQuestionAnswer, AskUserQuestionItem, AskUserQuestionRequest
+from pydantic import JsonValue
+
+from .types import (
+    AskUserQuestionAnswer,
+    AskUserQuestionAnswerItem,
+    AskUserQuestionItem,
+    AskUserQuestionRequest,
+    PlanReviewIntent,
+    ToolApprovalIntent,
+)
 
 
 class AnswerRule(StrEnum):
@@ -20,6 +29,8 @@ class AnswerRule(StrEnum):
     OPTIONLESS_CUSTOM_ONLY = "optionless: custom only"
     CUSTOM_TRIMMED = "custom is trimmed"
     CUSTOM_NOT_BLANK = "custom is never blank"
+    EDIT_ONLY_APPROVING = "updated_input only beside a review's approving label"
+    EDIT_SAME_SHAPE = "updated_input keeps the input's field names and JSON types"
 
 
 class AnswerContractError(ValueError):
@@ -46,6 +57,8 @@ def check_answer(request: AskUserQuestionRequest, answer: AskUserQuestionAnswer)
                 AnswerRule.REQUEST_ORDER, question.id, f"answer item has id {item.id!r} here"
             )
         _check_item(question, item.selected, item.custom)
+        if item.updated_input is not None:
+            _check_edit(question, item)
 
 
 def _check_item(question: AskUserQuestionItem, selected: list[str], custom: str | None) -> None:
@@ -75,3 +88,47 @@ def _check_item(question: AskUserQuestionItem, selected: list[str], custom: str 
         raise broken(AnswerRule.SINGLE_AT_MOST_ONE, f"selected {selected!r}")
     if custom is not None and selected:
         raise broken(AnswerRule.SINGLE_CUSTOM_OVERRIDES, f"selected {selected!r} beside custom")
+
+
+def json_kind(value: JsonValue) -> str:
+    """A JSON value's type, in words: text, number, true/false, null, object or list."""
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, bool):  # before int: True is an int to Python, not to JSON
+        return "true/false"
+    if value is None:
+        return "null"
+    if isinstance(value, int | float):
+        return "number"
+    return "object" if isinstance(value, dict) else "list"
+
+
+def _check_edit(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem) -> None:
+    """An edit goes only with the approval of a review, and keeps the reviewed input's shape:
+    an agent must never get back a field it did not send, or one of another type."""
+    edited = item.updated_input
+    assert edited is not None
+    intent = question.intent
+
+    def broken(rule: AnswerRule, detail: str) -> AnswerContractError:
+        return AnswerContractError(rule, question.id, detail)
+
+    if intent is None or item.selected != [intent.label] or item.custom is not None:
+        raise broken(AnswerRule.EDIT_ONLY_APPROVING, f"updated_input beside {item.selected!r}")
+    if isinstance(intent, PlanReviewIntent):
+        plan = edited.get("plan")
+        if set(edited) != {"plan"} or not isinstance(plan, str) or not plan.strip():
+            raise broken(AnswerRule.EDIT_SAME_SHAPE, 'a plan edit is {"plan": <non-blank text>}')
+        return
+    assert isinstance(intent, ToolApprovalIntent)
+    original = intent.input or {}
+    if set(edited) != set(original):
+        raise broken(
+            AnswerRule.EDIT_SAME_SHAPE, f"fields {sorted(edited)!r}, asked {sorted(original)!r}"
+        )
+    for name, value in edited.items():
+        if json_kind(value) != json_kind(original[name]):
+            raise broken(
+                AnswerRule.EDIT_SAME_SHAPE,
+                f"field {name!r} is {json_kind(value)}, asked {json_kind(original[name])}",
+            )

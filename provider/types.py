@@ -207,6 +207,13 @@ class AskUserQuestionAnswerItem(WireModel):
     id: NonEmptyStr
     selected: list[Text] = Field(default_factory=list)
     custom: Text | None = None
+    updated_input: dict[str, JsonValue] | None = Field(
+        default=None,
+        description="Only beside the approving label of a tool approval or plan review, when "
+        "the reviewer edited before approving: a tool approval's whole input as edited (the "
+        "same field names and JSON types as `intent.input`), or a plan review's "
+        '`{"plan": <the amended plan>}`. The agent runs this instead of what it asked.',
+    )
 
 
 class AskUserQuestionAnswer(WireModel):

@@ -4,9 +4,11 @@
   input plus `answers` (question text → chosen label; several labels and "Other" text joined
   with ", ", as Claude Code's docs describe).
 - `ExitPlanMode` → a plan review (the channel's review policy applies) → `allow` only when
-  approved (`updatedInput` without the `plan`/`planFilePath` Claude Code injected); a decline or requested changes → `deny` quoting the reviewer, so Claude keeps
+  approved (`updatedInput` without the `plan`/`planFilePath` Claude Code injected; an
+  amended plan as `plan`, and written to the plan file, which Claude Code reads); a decline or requested changes → `deny` quoting the reviewer, so Claude keeps
   planning; "Discuss in thread" → `deny` pointing at the thread; withdrawn or expired → `ask`.
-- any other tool the user's matcher sends here → "Allow Bash: `…`?" → `allow` / `deny`.
+- any other tool the user's matcher sends here → "Allow Bash: `…`?" → `allow` / `deny`
+  (after "Edit and allow", `allow` with `updatedInput` = the edited input).
 - `Elicitation` → the MCP form as questions → `{action, content}`.
 
 The rule this module keeps: nothing but a person's explicit "Allow" or "Approve", in an
@@ -265,6 +267,19 @@ async def _plan(
         # Claude Code needs updatedInput paired with allow for ExitPlanMode: the input as
         # sent, less what it injected (sent back, it would read as an edit).
         unedited = {k: v for k, v in event.tool_input.items() if k not in PLAN_INJECTED}
+        amended = (item.updated_input or {}).get("plan")
+        if isinstance(amended, str) and amended.strip():
+            # Claude Code 2.1.332 reads the approved plan from its plan file, not from
+            # `updatedInput` (tests/clients): the amendment goes there too. Older versions
+            # read `plan` in `updatedInput` as the user's edit, which this is.
+            _write_plan(tool_input.plan_file_path, amended)
+            return HookOutput.decide(
+                "allow",
+                f"plan approved in Slack by {_who(view)}, who amended it",
+                {**unedited, "plan": amended},
+            )
+        if item.updated_input is not None:
+            raise HookError("the relay's plan edit is not a plan: refusing to approve it")
         return HookOutput.decide("allow", f"plan approved in Slack by {_who(view)}", unedited)
     if item.custom:
         reason = (
@@ -296,6 +311,12 @@ async def _approval(
         return _unsettled(event, view, agent, on_failure)
     item = _only_item(view, question.id)
     if item.selected == [ALLOW] and not item.custom:
+        if item.updated_input is not None:
+            return HookOutput.decide(
+                "allow",
+                f"allowed in Slack by {_who(view)} with the input edited",
+                _edited(event.tool_input, item.updated_input),
+            )
         return HookOutput.decide("allow", f"allowed in Slack by {_who(view)}")
     if item.custom:
         return HookOutput.decide(
@@ -303,6 +324,47 @@ async def _approval(
             f"{_who(view)} did not allow {event.tool_name} in Slack and said: “{item.custom}”",
         )
     return HookOutput.decide("deny", f"{_who(view)} denied {event.tool_name} in Slack.")
+
+
+def _write_plan(plan_file: str | None, plan: str) -> None:
+    """Put the amended plan in the plan file Claude Code named, if it names one: only an
+    existing `.claude/plans/*.md` file, replaced whole (a failure refuses the approval rather
+    than let the unamended plan run)."""
+    if plan_file is None:
+        return
+    path = Path(plan_file)
+    if not (
+        path.is_absolute()
+        and path.suffix == ".md"
+        and path.parent.name == "plans"
+        and path.parent.parent.name == ".claude"
+        and path.is_file()
+    ):
+        raise HookError(
+            f"the plan file {plan_file!r} is not a Claude Code plan file: refusing to approve "
+            "an amended plan Claude Code would not read"
+        )
+    temporary = path.with_name(f".{path.name}.amended")
+    try:
+        temporary.write_text(plan, encoding="utf-8")
+        temporary.replace(path)
+    except OSError as error:
+        raise HookError(f"could not write the amended plan to {plan_file!r}: {error}") from error
+
+
+def _edited(asked: dict[str, JsonValue], edited: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """The reviewer's edit, if it keeps the input's shape (the same fields, each of the same
+    JSON type); a relay or proxy sending anything else gets no tool run."""
+    from provider.contract import json_kind  # loaded only for an edit
+
+    if set(edited) != set(asked) or any(
+        json_kind(value) != json_kind(asked[name]) for name, value in edited.items()
+    ):
+        raise HookError(
+            "the relay's edited input does not keep the tool's fields and their types: "
+            "refusing to run it"
+        )
+    return edited
 
 
 def _summary(event: PreToolUse) -> str:

@@ -11,6 +11,8 @@ counted here: it is an answer like any other, the requester's too (`answering.py
 
 from __future__ import annotations
 
+from pydantic import JsonValue
+
 from bot.asks.lifecycle import Asks, review_on_clicks
 from bot.asks.live import LiveAsk
 from bot.clock import Clock
@@ -52,14 +54,17 @@ class Approvals:
         policy = self._policies.of(live.record)
         return bool(enforced_on_clicks(policy, kind, live.record.requester))
 
-    async def approve(self, live: LiveAsk, user: str) -> None:
+    async def approve(
+        self, live: LiveAsk, user: str, updated_input: dict[str, JsonValue] | None = None
+    ) -> None:
         """Count `user`'s approval of a review they were admitted to, unless its policy
-        refuses it; approve the review once the policy's count is reached."""
+        refuses it; approve the review once the policy's count is reached. `updated_input`:
+        they edited it first (`edits.py`), which only one approval may decide."""
         record = live.record
         question = live.layout.questions[0].question
         assert question.intent is not None
         policy = self._policies.of(record)
-        refused = self._refusal(live, policy, user)
+        refused = self._refusal(live, policy, user, edited=updated_input is not None)
         if refused is not None:
             detail, text = refused
             await self._asks.note(record.id, EventKind.REFUSED, user, detail)
@@ -99,10 +104,20 @@ class Approvals:
             if approved is None:
                 return
             live.record = approved
-        item = AskUserQuestionAnswerItem(id=question.id, selected=[question.intent.label])
+        item = AskUserQuestionAnswerItem(
+            id=question.id, selected=[question.intent.label], updated_input=updated_input
+        )
         await self._admission.answer(live, user, [item])
 
-    def _refusal(self, live: LiveAsk, policy: ReviewPolicy, user: str) -> tuple[str, str] | None:
+    def refusal(self, live: LiveAsk, user: str, *, edited: bool = False) -> str | None:
+        """What `user` is told when their approval (edited or not) would not count; None:
+        it may."""
+        refused = self._refusal(live, self._policies.of(live.record), user, edited=edited)
+        return refused[1] if refused is not None else None
+
+    def _refusal(
+        self, live: LiveAsk, policy: ReviewPolicy, user: str, *, edited: bool = False
+    ) -> tuple[str, str] | None:
         """Why `user`'s approval must not count under `policy`, as (the event's detail, what
         they are told); None: it may count."""
         record = live.record
@@ -126,6 +141,14 @@ class Approvals:
                 "the requester may not approve",
                 f"You may not {what}; ask {self._others(live, user)}. Nothing changed; you may "
                 f"still {decline} it.",
+            )
+        if edited and (policy.approvals > 1 or live.record.approvals):
+            # The others approved (or will approve) what the agent asked, not this edit.
+            return (
+                "an edit needs one approval",
+                f"An edit can be approved only where one approval decides; this "
+                f"{_what(live)} needs {policy.approvals}. Nothing changed; approve it as "
+                f"asked, or {decline} it.",
             )
         return None
 

@@ -97,6 +97,16 @@ class SubmitOther(_Command):
 
 
 @dataclass(frozen=True, slots=True)
+class SubmitEdit(_Command):
+    """An "Edit and allow" or "Edit and approve" modal submitted. Before the ack: checked,
+    so a field whose type changed is refused in the modal itself."""
+
+    user: str
+    meta: ViewMeta
+    values: StateValues
+
+
+@dataclass(frozen=True, slots=True)
 class CloseForm(_Command):
     """A form modal closed by the person."""
 
@@ -198,11 +208,22 @@ class OpenDiff(_Opening):
     trigger_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class OpenEdit(_Opening):
+    """Open a review's edit modal; `push` when the click came from inside a modal."""
+
+    user: str
+    ref: AskRef
+    trigger_id: str
+    push: bool
+
+
 Command = (
     Pick
     | SubmitPart
     | SubmitForm
     | SubmitOther
+    | SubmitEdit
     | CloseForm
     | Reply
     | Approve
@@ -213,6 +234,7 @@ Command = (
     | OpenChanges
     | OpenPlan
     | OpenDiff
+    | OpenEdit
 )
 
 
@@ -286,6 +308,8 @@ def _block_actions(body: dict[str, object]) -> Command | None:
         )
     if control is Action.DIFF:
         return OpenDiff(user, AskRef.of(ref), trigger)
+    if control is Action.EDIT:
+        return OpenEdit(user, AskRef.of(ref), trigger, push=in_modal)
     assert_never(control)  # a new control needs its command here
 
 
@@ -316,11 +340,13 @@ def _view_submission(body: dict[str, object]) -> Command | None:
     if payload is None:
         return None
     view = payload.view
-    if view.callback_id not in (Callback.FORM, Callback.OTHER, Callback.CHANGES):
+    if view.callback_id not in (Callback.FORM, Callback.OTHER, Callback.CHANGES, Callback.EDIT):
         return None  # a read-only modal: nothing to do but ack
     meta = _meta_of(view.private_metadata)
     if meta is None:
         return None
+    if view.callback_id == Callback.EDIT:
+        return SubmitEdit(payload.user.id, meta, view.state.values)
     if view.callback_id == Callback.FORM:
         return SubmitForm(payload.user.id, meta, view.state.values)
     # "Other…" and "Request changes" alike: the typed text is the answer.

@@ -38,16 +38,19 @@ from bot.interactions.commands import (
     OpenChanges,
     OpenDetails,
     OpenDiff,
+    OpenEdit,
     OpenForm,
     OpenOther,
     OpenPlan,
     Pick,
     Reply,
+    SubmitEdit,
     SubmitForm,
     SubmitOther,
     SubmitPart,
     parse,
 )
+from bot.interactions.edits import Edits
 from bot.interactions.origins import Origins
 from bot.interactions.plan_reviews import PlanReviews
 from bot.store import AskStore, InboxItem, InboxKind
@@ -77,8 +80,11 @@ class Intake:
         clock: Clock,
         tasks: Tasks,
         origins: Origins,
+        *,
+        edits: Edits,
     ) -> None:
         self._answering = answering
+        self._edits = edits
         self._origins = origins
         self._plan_reviews = plan_reviews
         self._store = store
@@ -101,7 +107,7 @@ class Intake:
             if await self._decided(command):
                 await ack()
                 return
-        elif isinstance(command, SubmitForm | SubmitOther):
+        elif isinstance(command, SubmitForm | SubmitOther | SubmitEdit):
             errors = self._errors(command)
             if errors:
                 await ack(response_action="errors", errors=errors)
@@ -142,6 +148,10 @@ class Intake:
                 await plans.open_plan(user, ref, trigger_id, view_id=view_id, view_hash=view_hash)
             case OpenDiff(user, ref, trigger_id):
                 await plans.open_diff(user, ref, trigger_id)
+            case OpenEdit(user, ref, trigger_id, push):
+                await self._edits.open(user, ref, trigger_id, push=push)
+            case SubmitEdit(user, meta, values):
+                await self._edits.submit(user, meta, values)
             case _:
                 assert_never(command)
 
@@ -165,8 +175,10 @@ class Intake:
             log.exception("could not decide a pick of ask %s on the spot", pick.ref.ask_id)
             return False
 
-    def _errors(self, submitted: SubmitForm | SubmitOther) -> dict[str, str]:
+    def _errors(self, submitted: SubmitForm | SubmitOther | SubmitEdit) -> dict[str, str]:
         """What the modal must show before it may close (empty: accept it)."""
+        if isinstance(submitted, SubmitEdit):
+            return self._edits.check(submitted.meta, submitted.values)
         if isinstance(submitted, SubmitForm):
             return self._answering.check_form(submitted.meta, submitted.values)
         return self._answering.check_other(submitted.meta, submitted.values)

@@ -23,12 +23,13 @@ from bot.block_ids import Action, AskRef, BlockKind, Callback, OptionRef, PageRe
 from bot.outcomes import PLAN_ENDINGS, PlanOutcome, plan_outcome
 from bot.render.agent_text import literal_within, one_line
 from bot.render.decided import Settlement, answer_text, when
+from bot.render.edit_input import plan_edit_section, plan_editable
 from bot.render.layout import AskLayout
 from bot.render.message import MessageContent, agent_label
 from bot.render.plan import PlanDiff, plan_diff, plan_pages, plan_preview
 from bot.render.question import BUTTON_TEXT_MAX, SECTION_TEXT_MAX
 from bot.render.text import chunks, escape, escaped_within, truncate
-from provider import AskUserQuestionItem
+from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
 
 DIFF_PREVIEW_LINES = 12
 COMMENT_MAX = 3000
@@ -195,6 +196,15 @@ def plan_review_message(
                     style="danger",
                 )
             )
+    if plan_editable(question.detail):
+        buttons.insert(
+            1,
+            ButtonElement(
+                action_id=Action.EDIT,
+                text=PlainTextObject(text="Edit and approve"),
+                value=AskRef(ask_id).encode(),
+            ),
+        )
     buttons += [
         ButtonElement(
             action_id=Action.CHANGES,
@@ -241,7 +251,8 @@ def settled_plan_review(
     match outcome:
         case PlanOutcome.APPROVED:
             by = ", ".join(f"<@{user}>" for user, _ in status.approvals) or who
-            line = f"{row.emoji} *{row.words}* by {by} · {stamp}"
+            edit = " with the plan amended (above)" if _amended(item) is not None else ""
+            line = f"{row.emoji} *{row.words}* by {by}{edit} · {stamp}"
         case PlanOutcome.CHANGES_REQUESTED:
             line = f"{row.emoji} *{row.words}* by {who} · {stamp}\n{answer_text(question, item)}"
         case PlanOutcome.DECLINED:
@@ -252,15 +263,35 @@ def settled_plan_review(
             line = f"{row.emoji} *{row.words}*{_reason(settlement)} · {stamp}"
         case PlanOutcome.FAILED:
             line = f"{row.emoji} {row.words}{_reason(settlement)} · {stamp}"
+    amended = _amended(item) if outcome is PlanOutcome.APPROVED else None
+    revision = (
+        [
+            SectionBlock(
+                block_id=layout.aux_block_id(BlockKind.EDITED, 0),
+                text=MarkdownTextObject(
+                    verbatim=True, text=plan_edit_section(question.detail or "", amended)
+                ),
+            )
+        ]
+        if amended is not None
+        else []
+    )
     blocks = [
         *parts.heading,
         *parts.plan,
+        *revision,
         SectionBlock(
             block_id=layout.aux_block_id(BlockKind.PLAN_VERDICT, 0),
             text=MarkdownTextObject(verbatim=True, text=truncate(line, SECTION_TEXT_MAX)),
         ),
     ]
     return MessageContent(escaped_within(f"Plan review: {question.question}", 300), blocks)
+
+
+def _amended(item: AskUserQuestionAnswerItem | None) -> str | None:
+    """The plan as the reviewer amended it before approving, if they did."""
+    plan = item.updated_input.get("plan") if item and item.updated_input else None
+    return plan if isinstance(plan, str) else None
 
 
 def _reason(settlement: Settlement) -> str:

@@ -46,6 +46,7 @@ from bot.block_ids import Action, AskRef, BlockKind, Callback, OptionRef, Questi
 from bot.outcomes import Verdict
 from bot.render.agent_text import literal_within, one_line
 from bot.render.decided import Settlement, verdict_line, when
+from bot.render.edit_input import edit_sections, tool_editable
 from bot.render.layout import MESSAGE_BLOCKS_MAX, MODAL_BLOCKS_MAX, AskLayout
 from bot.render.message import MessageContent, agent_label
 from bot.render.plan_review import ReviewStatus
@@ -450,6 +451,16 @@ class Card:
             if label != self.intent.allow
         ]
 
+    def edit_button(self) -> ButtonElement | None:
+        """ "Edit and allow", beside Allow, when a field fits Slack's text input."""
+        if not tool_editable(self.intent.input):
+            return None
+        return ButtonElement(
+            action_id=Action.EDIT,
+            text=PlainTextObject(text="Edit and allow"),
+            value=AskRef(self.ask_id).encode(),
+        )
+
     def reason_button(self) -> ButtonElement:
         """A typed answer, which never allows: a refusal with a reason."""
         return ButtonElement(
@@ -553,7 +564,7 @@ def tool_approval_message(
     elif not_here is not None:
         blocks.append(made.note_block(not_here))
     else:
-        elements.append(made.allow_button())
+        elements += [made.allow_button(), *filter(None, [made.edit_button()])]
     elements += made.refusals()
     if not shown.whole:
         elements.append(made.view_all_button())
@@ -583,6 +594,8 @@ def tool_approval_modal(
         if not_here is not None:
             blocks.append(made.note_block(not_here, 1))
         elements = [] if not_here is not None else [made.allow_button()]
+        edit = made.edit_button() if not_here is None else None
+        elements += [edit] if edit is not None else []
         elements += made.refusals()
         blocks.append(ActionsBlock(block_id=made.question.id, elements=elements))
     return View(
@@ -619,6 +632,7 @@ def settled_tool_approval(
             ),
         )
         blocks.append(note)
+    blocks += edited_blocks(made, settlement, MESSAGE_BLOCKS_MAX - len(blocks) - 1)
     blocks.append(
         SectionBlock(
             block_id=made.aux(BlockKind.TOOL_VERDICT),
@@ -640,7 +654,8 @@ def ending(made: Card, settlement: Settlement) -> str:
     who = f"<@{settlement.actor}>" if settlement.actor else "someone"
     if item.selected == [made.intent.allow] and item.custom is None:
         by = ", ".join(f"<@{user}>" for user, _ in made.status.approvals) or who
-        return f"✅ Allowed by {by} · {stamp}"
+        edited = " with the input edited (above)" if item.updated_input is not None else ""
+        return f"✅ Allowed by {by}{edited} · {stamp}"
     line = f"❌ Denied by {who} · {stamp}"
     chosen = [label for label in item.selected if label not in ("Deny", made.intent.allow)]
     if chosen:
@@ -649,6 +664,21 @@ def ending(made: Card, settlement: Settlement) -> str:
         reason = literal_within(item.custom, 1500).replace("\n", "\n> ")
         line += f"\nTheir reason:\n> {reason}"
     return line
+
+
+def edited_blocks(made: Card, settlement: Settlement, room: int) -> list[Block]:
+    """What the reviewer edited before allowing, field by field (at most `room` blocks)."""
+    item = settlement.answers.get(made.question.id)
+    if settlement.verdict is not Verdict.ANSWERED or item is None or item.updated_input is None:
+        return []
+    assert made.intent.input is not None
+    sections = edit_sections(made.intent.input, item.updated_input)
+    return [
+        SectionBlock(
+            block_id=made.aux(BlockKind.EDITED, i), text=MarkdownTextObject(verbatim=True, text=t)
+        )
+        for i, t in enumerate(sections[: max(0, room)])
+    ]
 
 
 def _fallback(made: Card) -> str:

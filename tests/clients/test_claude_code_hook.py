@@ -39,6 +39,23 @@ async def test_bash_runs_only_after_a_person_clicks_allow(
     assert (result["content"], result["is_error"]) == ("(Bash completed with no output)", False)
 
 
+async def test_an_edited_bash_command_is_what_runs(
+    server: Server, emu: SlackEmulator, tmp_path: Path
+) -> None:
+    async with fake_anthropic(WRITE_F, Text("Done.")) as api:
+        claude = await start_claude(tmp_path, api.url, server.url, "Write hi to f")
+        alice = emu.person(ALICE)
+        await alice.click(await posted(emu), text="Edit and allow")
+        await emu.wait_for(lambda: bool(emu.views(ALICE)), what="the edit modal")
+        await alice.type(emu.views(ALICE)[0], block_id="sq~edit.1", text="echo edited > g")
+        await alice.submit(emu.views(ALICE)[0])
+        assert await claude.finished() == 0
+    assert not (claude.project / "f").exists()
+    assert (claude.project / "g").read_text() == "edited\n"
+    [result] = api.tool_results()
+    assert (result["content"], result["is_error"]) == ("(Bash completed with no output)", False)
+
+
 async def test_denied_bash_does_not_run_and_the_model_reads_why(
     server: Server, emu: SlackEmulator, tmp_path: Path
 ) -> None:
@@ -158,6 +175,37 @@ async def test_an_approved_plan_reaches_the_model_as_approved_not_edited(
         "User has approved your plan. You can now start coding."
     ), result["content"]
     assert "## Approved Plan:\n# Plan\n\n1. Write hi to f." in str(result["content"])
+
+
+async def test_an_amended_plan_is_the_plan_the_model_is_told_was_approved(
+    server: Server, emu: SlackEmulator, tmp_path: Path
+) -> None:
+    only_the_plan = hook_settings(matchers=("ExitPlanMode",))
+    async with fake_anthropic(
+        write_the_plan, ToolUse("ExitPlanMode", {}), Text("Carrying it out.")
+    ) as api:
+        claude = await start_claude(
+            tmp_path,
+            api.url,
+            server.url,
+            "",
+            "--permission-mode",
+            "plan",
+            settings=only_the_plan,
+            sdk=True,
+        )
+        talk = asyncio.ensure_future(claude.converse("Plan writing hi to f"))
+        alice = emu.person(ALICE)
+        await alice.click(await posted(emu), text="Edit and approve")
+        await emu.wait_for(lambda: bool(emu.views(ALICE)), what="the edit modal")
+        amended = "# Plan\n\n1. Write hello to g."
+        await alice.type(emu.views(ALICE)[0], block_id="sq~edit.plan", text=amended)
+        await alice.submit(emu.views(ALICE)[0])
+        await talk
+    result = str(api.tool_results()[-1]["content"])
+    # 2.1.332 reads the plan file, which the hook amended (it ignores `updatedInput.plan`),
+    # and says nothing of an edit.
+    assert result.endswith("## Approved Plan:\n# Plan\n\n1. Write hello to g."), result
 
 
 async def test_the_terminal_is_told_the_question_waits_in_slack(

@@ -302,4 +302,12 @@ def test_a_body_handed_over_as_another_kind_parses_to_none() -> None:
 
 def test_only_what_opens_a_modal_is_not_kept_before_its_ack() -> None:
     unkept = {command.__name__ for command in get_args(Command) if not command.kept}
-    assert unkept == {"OpenForm", "OpenOther", "OpenDetails", "OpenChanges", "OpenPlan", "OpenDiff"}
+    assert unkept == {
+        "OpenForm",
+        "OpenOther",
+        "OpenDetails",
+        "OpenChanges",
+        "OpenPlan",
+        "OpenDiff",
+        "OpenEdit",
+    }

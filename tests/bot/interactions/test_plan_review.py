@@ -67,7 +67,13 @@ async def test_a_plan_review_is_shown_as_one_with_approve_first_and_primary(bot:
         True,
     )
     labels = [e["text"]["text"] for e in actions["elements"]]
-    assert labels == ["Approve", "Revise it", "Request changes", "Discuss in thread"]
+    assert labels == [
+        "Approve",
+        "Edit and approve",
+        "Revise it",
+        "Request changes",
+        "Discuss in thread",
+    ]
 
 
 async def test_approve_returns_the_approve_label_even_when_it_is_not_first(bot: Bot) -> None:

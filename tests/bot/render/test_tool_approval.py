@@ -194,7 +194,7 @@ def test_a_tail_after_700_spaces_is_in_the_message_that_offers_allow() -> None:
     blocks = message({"command": "echo hi" + " " * 700 + TAIL})
     assert "evil.example" in field_text(blocks)
     assert allow_button(blocks) is not None
-    assert labels(blocks) == ["Allow", "Deny", "Other…"]
+    assert labels(blocks) == ["Allow", "Edit and allow", "Deny", "Other…"]
 
 
 def test_an_input_too_long_for_the_message_offers_allow_only_in_the_modal() -> None:

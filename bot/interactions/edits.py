@@ -1,0 +1,126 @@
+"""Editing a review before approving it: "Edit and allow" on a tool approval, "Edit and
+approve" on a plan review.
+
+The edit modal is offered to whoever may approve, and only where approving is possible at
+all (a tool approval whose whole input Slack shows, and whose policy lets Slack allow it).
+Its submission is checked before the ack, so a field whose JSON type changed is refused in
+the modal itself, and counted as an approval by `approvals.py`, which refuses what the
+policy refuses. The answer carries the edited input (`updated_input`); the agent runs that.
+"""
+
+from __future__ import annotations
+
+from bot.asks.lifecycle import Asks, review_on_clicks
+from bot.asks.live import LiveAsk
+from bot.block_ids import AskRef, ViewMeta
+from bot.clock import Clock
+from bot.interactions.admission import Admission
+from bot.interactions.approvals import Approvals
+from bot.payloads import StateValues
+from bot.render.edit_input import (
+    Edited,
+    plan_edit_modal,
+    plan_editable,
+    read_plan_edit,
+    read_tool_edit,
+    tool_edit_modal,
+    tool_editable,
+)
+from bot.render.tool_approval import card
+from bot.review import ReviewPolicies
+from bot.slack.messages import AskMessages
+from provider import PlanReviewIntent, ToolApprovalIntent
+
+NOTHING_TO_EDIT = "There is nothing here that can be edited in Slack; approve it as asked, or not."
+
+
+class Edits:
+    """Handlers of the edit modals of tool approvals and plan reviews."""
+
+    def __init__(
+        self,
+        asks: Asks,
+        admission: Admission,
+        messages: AskMessages,
+        policies: ReviewPolicies,
+        clock: Clock,
+    ) -> None:
+        self._asks = asks
+        self._admission = admission
+        self._messages = messages
+        self._approvals = Approvals(asks, admission, messages, policies, clock)
+
+    async def open(self, user: str, ref: AskRef, trigger_id: str, *, push: bool) -> None:
+        """Open the edit modal for `user`, or tell them why they may not edit this review."""
+        live = await self._admission.admit(user, ref.ask_id)
+        if live is None:
+            return
+        refused = await self._refused(live, user)
+        if refused is not None:
+            await self._messages.ephemeral(live.record, user, refused)
+            return
+        question = live.layout.questions[0].question
+        intent = question.intent
+        if isinstance(intent, ToolApprovalIntent) and intent.input is not None:
+            view = tool_edit_modal(ref.ask_id, intent.tool, intent.input, intent.allow)
+        else:
+            assert isinstance(intent, PlanReviewIntent)
+            view = plan_edit_modal(ref.ask_id, question.detail or "", intent.approve)
+        await self._messages.open_modal(live.record, user, trigger_id, view, push=push)
+
+    def check(self, meta: ViewMeta, values: StateValues) -> dict[str, str]:
+        """The errors the modal must show before it may close (empty: accept it). An ask not
+        in hand here is checked again after the ack, where the person is told."""
+        live = self._asks.live(meta.ask)
+        if live is None or review_on_clicks(live.layout) is None:
+            return {}
+        return _read(live, values).errors
+
+    async def submit(self, user: str, meta: ViewMeta, values: StateValues) -> None:
+        """Approve the review with the edited input, if `user` may and the edit keeps the
+        input's shape."""
+        live = await self._admission.admit(user, meta.ask)
+        if live is None:
+            return
+        refused = await self._refused(live, user)
+        if refused is not None:
+            await self._messages.ephemeral(live.record, user, refused)
+            return
+        edited = _read(live, values)
+        if edited.value is None:
+            problems = "\n".join(f"• {message}" for message in edited.errors.values())
+            await self._messages.ephemeral(
+                live.record, user, f"Your edit was not sent; nothing changed:\n{problems}"
+            )
+            return
+        await self._approvals.approve(live, user, updated_input=edited.value)
+
+    async def _refused(self, live: LiveAsk, user: str) -> str | None:
+        """Why `user` may not edit `live`: not a review one click approves, nothing to edit,
+        Allow offered nowhere in Slack (the input is not all shown, or the policy says no),
+        or the policy would not count their approval."""
+        kind = review_on_clicks(live.layout)
+        question = live.layout.questions[0].question
+        intent = question.intent
+        if kind == "tool-approval" and isinstance(intent, ToolApprovalIntent):
+            if not tool_editable(intent.input):
+                return NOTHING_TO_EDIT
+            status = await self._messages.review_status(live.record)
+            record = live.record
+            made = card(record.id, live.layout, record.agent_name, record.agent_id, status)
+            if made.not_here() is not None:
+                return "This tool cannot be allowed from Slack, edited or not; you may deny it."
+        elif kind == "plan-review" and isinstance(intent, PlanReviewIntent):
+            if not plan_editable(question.detail):
+                return NOTHING_TO_EDIT
+        else:
+            return NOTHING_TO_EDIT
+        return self._approvals.refusal(live, user, edited=True)
+
+
+def _read(live: LiveAsk, values: StateValues) -> Edited:
+    question = live.layout.questions[0].question
+    intent = question.intent
+    if isinstance(intent, ToolApprovalIntent):
+        return read_tool_edit(intent.input or {}, values)
+    return read_plan_edit(question.detail or "", values)

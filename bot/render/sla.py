@@ -41,6 +41,25 @@ def sla_text(steps: list[Due], escalate_to: str) -> str | None:
     )
 
 
+def team_sla_text(
+    steps: list[Due], escalate_to: str, *, reminded: bool, escalated: bool
+) -> str | None:
+    """A waiting ask's SLA in the team view: the step it has reached (who is asked now),
+    then what comes next and when. None: its policy has no ladder."""
+    if not steps and not (reminded or escalated):
+        return None
+    if escalated:
+        reached = f"Escalated to {escalate_to}"
+    elif reminded:
+        reached = "Reminded"
+    else:
+        reached = "Not yet reminded"
+    upcoming = sla_text(steps, escalate_to)
+    if upcoming is None:
+        return f":stopwatch: {reached}"
+    return f":stopwatch: {reached} · next: {upcoming.removeprefix(':hourglass_flowing_sand: ')}"
+
+
 def with_sla(content: MessageContent, text: str | None) -> MessageContent:
     """`content` with its SLA line last (unchanged without one, or with no room for it)."""
     if text is None or len(content.blocks) >= MESSAGE_BLOCKS_MAX:

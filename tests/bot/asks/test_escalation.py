@@ -255,3 +255,24 @@ async def test_an_expired_tool_approval_is_never_an_approval(emu: SlackEmulator)
     assert record.answer is None
     assert record.approvals == []
     assert [b for b in shown.blocks if b["type"] == "actions"] == []  # nothing left to click
+
+
+async def test_the_team_view_shows_a_waiting_asks_sla_and_escalation_step(
+    emu: SlackEmulator,
+) -> None:
+    clock = ManualClock(start=1_800_000_000.0)
+    async with running_bot(emu, review=ReviewPolicies(default=LADDER), clock=clock) as bot:
+        asking = bot.ask(QUESTION)
+        message = await bot.posted()
+        await clock.sleeping()
+        clock.advance(3600)  # reminded, then escalated
+        await emu.wait_for(lambda: escalated(bot.now(message)), what="the escalation saved")
+        await emu.person(ALICE).command("/agent-questions")
+        await emu.wait_for(lambda: bool(emu.ephemerals(ALICE)), what="the team view")
+        [listed] = emu.ephemerals(ALICE)
+    await withdrawn_at_exit(asking)
+    waiting = str(listed.blocks[1]["text"]["text"])
+    assert waiting.split("\n")[-1] == (
+        f":stopwatch: Escalated to <!subteam^{BACKUP}> · next: Expires unanswered "
+        "<!date^1800014400^{date_short_pretty} at {time}|2027-01-15 12:00 UTC>"
+    )

@@ -61,6 +61,7 @@ class EventKind(StrEnum):
     REFUSED = "refused"
     APPROVED = "approved"  # one approval of a plan that needs more
     REMINDED = "reminded"
+    ESCALATED = "escalated"  # its SLA ladder asked the policy's `escalate_to` too
     SHOWN = "shown"  # the message now shows the decision
 
 

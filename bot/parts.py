@@ -180,7 +180,7 @@ def build(
     audience = Audience(
         client, responders, settings.review, ChannelMembers(client), channel=settings.channel
     )
-    team = TeamView(kept, client, audience)
+    team = TeamView(kept, client, audience, settings.review)
     app = build_app(
         client,
         signing_secret=settings.signing_secret,

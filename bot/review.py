@@ -12,7 +12,10 @@ nothing names the case, `[default]` applies. A tool approval is first matched ag
     reviewers = ["U0123ABCD", "S0456EFGH"]    # users and user groups
     approvals = 2
     remind_after = "2h"                       # mention the reviewers after this long
-    expire_after = "1d"                       # then end the review unapproved
+    escalate_after = "4h"                     # then ask a backup group too…
+    escalate_to = ["S0789BACKUP"]
+    expire_after = "1d"                       # then end it: nobody answered (never approved)
+    working_hours = { time_zone = "Europe/Paris", start = "09:00", end = "18:00" }  # mon-fri
 
     [agents."deploy-bot"]                     # by agent id (the relay's `agent.id`)
     reviewers = ["U0123ABCD"]
@@ -61,7 +64,9 @@ is a question. What each key counts for:
 - `approvals` (quorum: that many different reviewers), `confirm` and `requester_may_approve`
   (default false: the person an agent session acts for, its *requester*, may not approve
   it; their decline counts): plan reviews and tool approvals;
-- `remind_after`, `expire_after`: plan reviews;
+- `remind_after`, `escalate_after` with `escalate_to`, `expire_after` (the SLA ladder, in
+  that order, each counted from the ask's creation; in working time when `working_hours` is
+  set): every kind. Escalation widens who may answer to `escalate_to`; it never approves;
 - `approve_in_slack` (default true; false: no approval from chat counts, a decline does) and
   `where` (read after "Approve it", e.g. "in the deploy console"): tool approvals, so only in
   `[[tools]]` and `kinds.tool-approval` tables.
@@ -84,6 +89,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
 from functools import cached_property
+from itertools import pairwise
 from pathlib import Path
 from typing import Annotated, Final, Literal, get_args
 
@@ -100,6 +106,7 @@ from pydantic import (
     model_validator,
 )
 
+from bot.sla import Due, WorkingHours, ladder
 from bot.store import AskRecord
 from provider import AskUserQuestionItem, PlanReviewIntent, ToolApprovalIntent
 
@@ -122,8 +129,6 @@ _COUNTS_FOR: Final[dict[str, frozenset[AskKind]]] = {
     "approvals": REVIEWS,
     "confirm": REVIEWS,
     "requester_may_approve": REVIEWS,
-    "remind_after": frozenset({"plan-review"}),
-    "expire_after": frozenset({"plan-review"}),
     "approve_in_slack": frozenset({"tool-approval"}),
     "where": frozenset({"tool-approval"}),
 }
@@ -172,25 +177,35 @@ class ReviewPolicy(BaseModel):
     requester_may_approve: StrictBool = False
     approve_in_slack: StrictBool = True
     where: StrictStr | None = Field(default=None, min_length=1, max_length=WHERE_MAX)
+    # The SLA ladder, every kind: each step counted from the ask's creation, in working time
+    # when `working_hours` is set (bot/asks/escalation.py runs it).
     remind_after: Duration | None = None
+    escalate_after: Duration | None = None
+    escalate_to: tuple[str, ...] = ()  # users and user groups asked too once escalated
     expire_after: Duration | None = None
+    working_hours: WorkingHours | None = None
 
     @model_validator(mode="after")
     def _check(self) -> ReviewPolicy:
         bad = [r for r in self.reviewers if not _ID.match(r)]
         if bad:
             raise ValueError(f"reviewers must be user (U…/W…) or group (S…) ids, not {bad}")
-        if (
-            self.remind_after is not None
-            and self.expire_after is not None
-            and self.remind_after >= self.expire_after
-        ):
-            raise ValueError("remind_after must come before expire_after")
+        _check_ladder(self)
         if self.where is not None and self.approve_in_slack:
             raise ValueError(
                 "where says where to approve instead of Slack: set approve_in_slack = false"
             )
         return self
+
+    def ladder(self, created_at: float) -> list[Due]:
+        """This policy's SLA steps for an ask created at `created_at`, in order."""
+        return ladder(
+            created_at,
+            remind_after=self.remind_after,
+            escalate_after=self.escalate_after,
+            expire_after=self.expire_after,
+            hours=self.working_hours,
+        )
 
     def not_counted_for(self, kind: AskKind) -> list[str]:
         """The keys set here that nothing enforces for an ask of `kind`."""
@@ -199,6 +214,31 @@ class ReviewPolicy(BaseModel):
             for key, kinds in _COUNTS_FOR.items()
             if key in self.model_fields_set and kind not in kinds
         ]
+
+
+def _check_ladder(policy: ReviewPolicy) -> None:
+    """The SLA steps set come in order, and an escalation names whom it asks."""
+    bad = [r for r in policy.escalate_to if not _ID.match(r)]
+    if bad:
+        raise ValueError(f"escalate_to must be user (U…/W…) or group (S…) ids, not {bad}")
+    if (policy.escalate_after is None) != (not policy.escalate_to):
+        raise ValueError("escalate_after and escalate_to go together: when, and to whom")
+    steps = [
+        (name, after)
+        for name, after in (
+            ("remind_after", policy.remind_after),
+            ("escalate_after", policy.escalate_after),
+            ("expire_after", policy.expire_after),
+        )
+        if after is not None
+    ]
+    for (earlier, first), (later, second) in pairwise(steps):
+        if first >= second:
+            raise ValueError(f"{earlier} must come before {later}")
+    if policy.working_hours is not None and not steps:
+        raise ValueError(
+            "working_hours move the SLA steps: set remind_after, escalate_after or expire_after"
+        )
 
 
 def _check_kinds(kinds: dict[str, ReviewPolicy]) -> dict[str, ReviewPolicy]:

@@ -15,9 +15,13 @@ from typing import Any, Final, Protocol
 import aiohttp
 from slack_sdk.webhook import WebhookResponse
 
+from bot.render.sla import team_sla_text
 from bot.render.team_view import command_message, home_view
+from bot.review import ReviewPolicies
+from bot.sla import still_due
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.audience import Audience, Visible
+from bot.slack.responders import mentions
 from bot.store import AskRecord, AskState, AskStore
 
 log = logging.getLogger(__name__)
@@ -41,10 +45,17 @@ class TeamView:
     """Reads the recent asks and their permalinks, and shows each person the ones they may
     see (`Audience`: their channels' asks, and those they may answer or review)."""
 
-    def __init__(self, store: AskStore, client: SlackClient, audience: Audience) -> None:
+    def __init__(
+        self,
+        store: AskStore,
+        client: SlackClient,
+        audience: Audience,
+        policies: ReviewPolicies | None = None,
+    ) -> None:
         self.store = store
         self.client = client
         self.audience = audience
+        self._policies = policies or ReviewPolicies()
         self._links: dict[tuple[str, str], str] = {}
         self._lookups = asyncio.Semaphore(LOOKUPS_AT_ONCE)
 
@@ -71,6 +82,29 @@ class TeamView:
         await asyncio.gather(*(self._look_up(channel, ts) for channel, ts in missing))
         return {ask: self._links[key] for ask, key in keys.items() if key in self._links}
 
+    def slas(self, records: list[AskRecord]) -> dict[str, str]:
+        """Ask id -> the SLA line of each waiting ask whose policy has a ladder: the step it
+        reached and the next one."""
+        lines = {}
+        for record in records:
+            if record.settled:
+                continue
+            policy = self._policies.of(record)
+            steps = still_due(
+                policy.ladder(record.created_at),
+                reminded_at=record.reminded_at,
+                escalated_at=record.escalated_at,
+            )
+            line = team_sla_text(
+                steps,
+                mentions(policy.escalate_to),
+                reminded=record.reminded_at is not None,
+                escalated=record.escalated_at is not None,
+            )
+            if line is not None:
+                lines[record.id] = line
+        return lines
+
     async def _look_up(self, channel: str, ts: str) -> None:
         async with self._lookups:
             try:
@@ -88,7 +122,9 @@ class TeamView:
         """Answer `/agent-questions` ephemerally, through the command's response_url."""
         seen, older = await self.seen_by(user)
         links = await self.links(seen.records)
-        content = command_message(seen.records, links, older=older, hidden=seen.unread)
+        content = command_message(
+            seen.records, links, older=older, hidden=seen.unread, slas=self.slas(seen.records)
+        )
         try:
             response = await respond(
                 text=content.text, blocks=content.blocks_json(), response_type="ephemeral"
@@ -109,7 +145,9 @@ class TeamView:
         """Publish the team view as `user`'s Home tab."""
         seen, older = await self.seen_by(user)
         links = await self.links(seen.records)
-        view = home_view(seen.records, links, older=older, hidden=seen.unread)
+        view = home_view(
+            seen.records, links, older=older, hidden=seen.unread, slas=self.slas(seen.records)
+        )
         try:
             await self.client.views_publish(user_id=user, view=view)
         except SlackCallFailed:

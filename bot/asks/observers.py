@@ -213,7 +213,7 @@ class WaitingLine(AskObserver):
             return  # not posted yet: no thread to show it under
         if event.kind is EventKind.POSTED:
             self._show(record, channel, thread_ts)
-        elif event.kind is EventKind.REMINDED:
+        elif event.kind in (EventKind.REMINDED, EventKind.ESCALATED):
             self._statuses.posted(channel, thread_ts)
         elif event.kind in ENDINGS_BY_EVENT:
             self._statuses.settled(record.id, channel, thread_ts)

@@ -45,7 +45,12 @@ class Admission:
 
     def who_may_answer(self, live: LiveAsk) -> Responders:
         """The reviewers the ask's policy names (whatever its kind); else the responders."""
-        reviewers = self._policies.of(live.record).reviewers
+        policy = self._policies.of(live.record)
+        reviewers = policy.reviewers
+        if live.record.escalated_at is not None and not (self._responders.anyone and not reviewers):
+            # Its SLA ladder escalated it: the backup may answer too (escalation never approves).
+            base = reviewers or (*sorted(self._responders.users), *sorted(self._responders.groups))
+            reviewers = (*base, *policy.escalate_to)
         if not reviewers:
             return self._responders
         if reviewers not in self._reviewers:
@@ -73,6 +78,8 @@ class Admission:
             await self.too_late(user, ask_id)
             return None
         allowed = self.who_may_answer(live)
+        if not await allowed.allows(user) and await self._escalated_elsewhere(live):
+            allowed = self.who_may_answer(live)
         if not await allowed.allows(user):
             await self._asks.note(ask_id, EventKind.REFUSED, user, "not an allowed responder")
             await self._messages.ephemeral(live.record, user, allowed.refusal())
@@ -84,6 +91,13 @@ class Admission:
             )
             return None
         return live
+
+    async def _escalated_elsewhere(self, live: LiveAsk) -> bool:
+        """Whether another replica escalated the ask since this copy was read (then `live`
+        holds the stored record)."""
+        if live.record.escalated_at is not None:
+            return False
+        return await self._asks.held_asks.refresh(live) and live.record.escalated_at is not None
 
     async def answer(
         self,

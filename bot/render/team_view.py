@@ -95,6 +95,7 @@ def home_view(
     *,
     older: bool = False,
     hidden: Sequence[str] = (),
+    slas: Mapping[str, str] | None = None,
 ) -> View:
     """The Home tab: an intro, then the waiting asks and the recent decisions.
 
@@ -109,7 +110,9 @@ def home_view(
         ),
         *_hidden_blocks(hidden),
     ]
-    body = team_blocks(records, links, max_blocks=HOME_BLOCKS_MAX - len(intro), older=older)
+    body = team_blocks(
+        records, links, max_blocks=HOME_BLOCKS_MAX - len(intro), older=older, slas=slas
+    )
     return View(type="home", callback_id="sq~team.home", blocks=[*intro, *body])
 
 
@@ -119,13 +122,19 @@ def command_message(
     *,
     older: bool = False,
     hidden: Sequence[str] = (),
+    slas: Mapping[str, str] | None = None,
 ) -> MessageContent:
     """The `/agent-questions` answer: the same two sections, within a message's 50 blocks
     (first, when `hidden` names channels, why some asks are not shown)."""
     pending, settled = _split(records)
     note = _hidden_blocks(hidden)
     blocks = note + team_blocks(
-        records, links, max_blocks=MESSAGE_BLOCKS_MAX - len(note), older=older, hint=MORE_ON_HOME
+        records,
+        links,
+        max_blocks=MESSAGE_BLOCKS_MAX - len(note),
+        older=older,
+        hint=MORE_ON_HOME,
+        slas=slas,
     )
     decisions = _count(len(settled), "recent decision", "recent decisions")
     text = f"Agent questions: {len(pending)} waiting for an answer, {decisions}"
@@ -139,6 +148,7 @@ def team_blocks(
     max_blocks: int,
     older: bool = False,
     hint: str = "",
+    slas: Mapping[str, str] | None = None,
 ) -> list[Block]:
     """Both sections in at most `max_blocks` blocks, one per ask; a cut list ends with how
     many more it has (and `hint`, where to see them)."""
@@ -162,7 +172,10 @@ def team_blocks(
         HeaderBlock(block_id="sq~team.waiting", text=PlainTextObject(text=WAITING_TITLE)),
         *_items(
             "w",
-            [_pending_text(r, links.get(r.id)) for r in pending[:shown_pending]],
+            [
+                _pending_text(r, links.get(r.id), (slas or {}).get(r.id))
+                for r in pending[:shown_pending]
+            ],
             empty=NOTHING_WAITING,
             more=waiting_more,
         ),
@@ -229,7 +242,7 @@ def _section(block_id: str, text: str) -> SectionBlock:
     )
 
 
-def _pending_text(record: AskRecord, link: str | None) -> str:
+def _pending_text(record: AskRecord, link: str | None, sla: str | None = None) -> str:
     if record.is_plan_review:
         lines = [_plan_title(record)]
         if record.approvals:
@@ -241,6 +254,8 @@ def _pending_text(record: AskRecord, link: str | None) -> str:
     asked = f"asked {when(record.created_at)}"
     # Not in Slack yet: the channel is at Slack's posting rate and it waits its turn.
     lines.append(_meta(record, f"{asked}, queued to be posted" if record.queued else asked, link))
+    if sla is not None:
+        lines.append(sla)  # the SLA step reached and the next one (bot/render/sla.py)
     return "\n".join(lines)
 
 

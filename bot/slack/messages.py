@@ -20,8 +20,10 @@ from bot.render import (
     settled_message,
 )
 from bot.render.plan_review import ReviewStatus, plan_review_message, settled_plan_review
+from bot.render.sla import sla_text, with_sla
 from bot.render.tool_approval import settled_tool_approval, tool_approval_message
 from bot.review import ReviewPolicies
+from bot.sla import still_due
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.pacing import ChannelPosts, Dropped, QueuedTurn, Spawn, Turn, Work
 from bot.slack.responders import mentions
@@ -58,7 +60,20 @@ class AskMessages:
     # --- what a message says ---------------------------------------------------------------
 
     async def open_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
-        """A part of an open ask as it should read now (a part already answered says so)."""
+        """A part of an open ask as it should read now (a part already answered says so),
+        with its SLA line: when its next step comes."""
+        content = await self._open_view(record, layout, part)
+        if part in record.parts_done:
+            return content
+        policy = self._policies.of(record)
+        steps = still_due(
+            policy.ladder(record.created_at),
+            reminded_at=record.reminded_at,
+            escalated_at=record.escalated_at,
+        )
+        return with_sla(content, sla_text(steps, mentions(policy.escalate_to)))
+
+    async def _open_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
         if part in record.parts_done:
             return settled_message(layout, part, self.settlement_of(record, part))
         if layout.plan_review:

@@ -33,7 +33,8 @@ class LeaseKind(StrEnum):
 
     POST = "post"  # key: the ask id
     THREAD = "thread"  # key: the agent session
-    REMIND = "remind"  # key: the ask id (a plan review)
+    REMIND = "remind"  # key: the ask id
+    ESCALATE = "escalate"  # key: the ask id (its SLA ladder's escalation step)
     PURGE = "purge"  # key: "retention"; kept for a whole period, so replicas purge once in it
 
     @property

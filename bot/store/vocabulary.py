@@ -99,6 +99,8 @@ class AskRecord(Record):
     revision: int = 1  # plan reviews: 2 and up revise a declined plan of the same agent
     revises: str | None = None  # the ask id of that declined plan
     reminded_at: float | None = None
+    # When its SLA ladder escalated it (`escalate_to` may answer from then on); None: not yet.
+    escalated_at: float | None = None
     # When the asker stops waiting (the relay's `expires_in`): the ask is withdrawn then.
     expires_at: float | None = None
     # The review policy chosen when the ask was created (`ReviewPolicies.select`), by name;

@@ -165,8 +165,8 @@ def test_a_file_with_only_default_and_channels_reads_as_before(tmp_path: Path) -
             "not for question",
         ),
         (
-            '[kinds.question]\nexpire_after = "1h"\n',
-            "kinds: Value error, expire_after count for plan reviews only, not for question",
+            '[kinds.question]\nescalate_after = "1h"\n',
+            "kinds.question: Value error, escalate_after and escalate_to go together: when, and to whom",
         ),
         ("[agent.x]\napprovals = 2\n", "agent: Extra inputs are not permitted"),
         ('[agents."x"]\nreviewer = []\n', "agents.x.reviewer: Extra inputs are not permitted"),
@@ -175,7 +175,7 @@ def test_a_file_with_only_default_and_channels_reads_as_before(tmp_path: Path) -
         "unknown kind",
         "unknown kind of an agent",
         "approvals of a question",
-        "deadline of a question",
+        "escalation without its backup",
         "unknown section",
         "unknown key",
     ],
@@ -330,8 +330,8 @@ def test_a_tool_approval_record_stored_without_a_policy_chooses_its_tool_rule_ag
             "tools.0: Value error, reviewers must be user (U…/W…) or group (S…) ids, not ['alice']",
         ),
         (
-            '[[tools]]\ntool = "Bash"\nexpire_after = "1h"\n',
-            "tools.0: Value error, expire_after count for plan reviews only, not for tools",
+            '[[tools]]\ntool = "Bash"\nremind_after = "2h"\nexpire_after = "1h"\n',
+            "tools.0: Value error, remind_after must come before expire_after",
         ),
         (
             '[[tools]]\ntool = "Bash"\nwhere = "the board"\n',

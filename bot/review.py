@@ -291,11 +291,16 @@ class ToolRule(ReviewPolicy):
         """Whether this rule is about `intent`'s tool, run with these arguments."""
         if intent.tool is None or not fnmatchcase(intent.tool, self.tool):
             return False
-        given = intent.input or {}
-        return all(
-            field in given and pattern_matches(pattern, _arg_text(given[field]))
-            for field, pattern in self.args.items()
-        )
+        return args_match(self.args, intent.input or {})
+
+
+def args_match(patterns: Mapping[str, str], given: Mapping[str, JsonValue]) -> bool:
+    """Whether every field `patterns` names is in `given` and matches its pattern (a rule's
+    `args`, or a grant's)."""
+    return all(
+        field in given and pattern_matches(pattern, _arg_text(given[field]))
+        for field, pattern in patterns.items()
+    )
 
 
 def _arg_text(value: JsonValue) -> str:

@@ -8,10 +8,12 @@ be allowed by answering the rest: a deny wins over every approval).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from bot.review import RuleDecision
+from bot.review import ReviewPolicies, ReviewPolicy, RuleDecision, args_match
+from bot.store import Grant
 from provider import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,
@@ -22,6 +24,7 @@ from provider import (
 from provider.types import AskUserQuestionAnswerItem
 
 RULE_ACTOR: Final = "rule:"
+GRANT_ACTOR: Final = "grant:"
 
 
 @dataclass(frozen=True)
@@ -75,3 +78,69 @@ def automatic(
         item = AskUserQuestionAnswerItem(id=question.id, selected=[], custom=words)
         reason = f"auto-denied by rule `{decision.name}`"
     return AutoDecision(AskUserQuestionAnswer(answers=[item]), rule_actor(decision.name), reason)
+
+
+def grant_covers(
+    grant: Grant, intent: ToolApprovalIntent, agent_id: str | None, now: float
+) -> bool:
+    """Whether `grant` allows this call now: active, the same tool, every argument pattern
+    matching, and the call is of the session or agent it names (or it is for everyone)."""
+    if not grant.active(now) or intent.tool is None or intent.tool != grant.tool:
+        return False
+    if not args_match(grant.args, intent.input or {}):
+        return False
+    match grant.scope:
+        case "session":
+            return intent.session is not None and intent.session == grant.subject
+        case "agent":
+            return agent_id is not None and agent_id == grant.subject
+        case "everyone":
+            return True
+
+
+def grant_may_decide(policy: ReviewPolicy, grant: Grant, requester: str | None) -> bool:
+    """Whether the policy the call falls under lets one person's standing allow decide it:
+    not where it needs several approvals or none from Slack, nor where the granter is the
+    requester it may not approve for (fail closed: the call is asked)."""
+    if policy.approvals > 1 or not policy.approve_in_slack:
+        return False
+    return requester is None or grant.granted_by != requester or policy.requester_may_approve
+
+
+def decide(
+    policies: ReviewPolicies,
+    grants: Sequence[Grant],
+    questions: list[AskUserQuestionItem],
+    *,
+    agent_id: str | None,
+    channel: str | None,
+    requester: str | None,
+    now: float,
+) -> AutoDecision | None:
+    """How an ask is settled before anyone is pinged, or None: it is asked. A deny rule
+    wins over everything; then an allow rule; then the first grant that covers the call
+    (under a rule that asks, or no rule)."""
+    ruled = automatic(policies.rule_decision(questions), questions)
+    if ruled is not None:
+        return ruled
+    if not (len(questions) == 1 and isinstance(questions[0].intent, ToolApprovalIntent)):
+        return None
+    question = questions[0]
+    intent = question.intent
+    assert isinstance(intent, ToolApprovalIntent)
+    policy = policies.named(policies.choose(questions, agent_id, channel))
+    for grant in grants:
+        if grant_covers(grant, intent, agent_id, now) and grant_may_decide(
+            policy, grant, requester
+        ):
+            item = AskUserQuestionAnswerItem(id=question.id, selected=[intent.allow])
+            reason = f"auto-allowed by grant `{grant.id}` of <@{grant.granted_by}> ({grant.scope})"
+            return AutoDecision(
+                AskUserQuestionAnswer(answers=[item]), grant_actor(grant.id), reason
+            )
+    return None
+
+
+def grant_actor(grant_id: str) -> str:
+    """The `decided_by` of an ask a grant decided."""
+    return f"{GRANT_ACTOR}{grant_id}"

@@ -17,7 +17,7 @@ import logging
 import secrets
 from collections.abc import Callable, Collection
 
-from bot.asks.automatic import AutoDecision, automatic
+from bot.asks.automatic import AutoDecision, decide
 from bot.asks.live import LiveAsk, LiveAsks
 from bot.asks.observers import Observers
 from bot.asks.waiters import Waiters
@@ -201,8 +201,21 @@ class Asks:
                 f"policy {policy} needs {' and '.join(enforced)}, which only a lone "
                 f"single-select {kind} question can enforce",
             )
-        # A rule that allows or denies decides here, before anything is posted.
-        auto = automatic(self._policies.rule_decision(questions.questions), questions.questions)
+        # A rule or a grant decides here, before anything is posted (grants are read from
+        # the store, so one made on another replica counts).
+        auto = (
+            decide(
+                self._policies,
+                await self._store.grants(),
+                questions.questions,
+                agent_id=agent_id,
+                channel=channel,
+                requester=requester,
+                now=self._clock.now(),
+            )
+            if kind == "tool-approval"
+            else None
+        )
         revises = await self._declined_plan(agent_id) if layout.plan_review else None
         now = self._clock.now()
         record, created = await self._store.add(

@@ -58,6 +58,7 @@ ALLOW = "Allow"
 DENY = "Deny"
 # `decided_by` of an ask a policy rule decided before anyone was asked (bot/asks/automatic.py).
 RULE_ACTOR = "rule:"
+GRANT_ACTOR = "grant:"  # … a reviewer's standing grant decided
 SUMMARY_LIMIT = 80
 # The input field that says what a tool is about to do, by tool (first present wins).
 SUMMARY_FIELDS = ("command", "file_path", "notebook_path", "url", "pattern", "query", "prompt")
@@ -188,6 +189,8 @@ def _thread(agent: Agent) -> str:
 def _who(view: AskView) -> str:
     if view.decided_by and view.decided_by.startswith(RULE_ACTOR):
         return f"rule `{view.decided_by[len(RULE_ACTOR) :]}` of the Slack review policy"
+    if view.decided_by and view.decided_by.startswith(GRANT_ACTOR):
+        return f"grant `{view.decided_by[len(GRANT_ACTOR) :]}` made in Slack"
     return f"Slack user {view.decided_by}" if view.decided_by else "a reviewer"
 
 
@@ -301,7 +304,7 @@ async def _approval(
     if view.state is not AskState.ANSWERED or view.answer is None:
         return _unsettled(event, view, agent, on_failure)
     item = _only_item(view, question.id)
-    ruled = bool(view.decided_by and view.decided_by.startswith(RULE_ACTOR))
+    ruled = bool(view.decided_by and view.decided_by.startswith((RULE_ACTOR, GRANT_ACTOR)))
     if item.selected == [ALLOW] and not item.custom:
         return HookOutput.decide("allow", f"allowed {'' if ruled else 'in Slack '}by {_who(view)}")
     if ruled:

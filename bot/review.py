@@ -39,12 +39,30 @@ nothing names the case, `[default]` applies. A tool approval is first matched ag
     approve_in_slack = false                  # never approved from chat…
     where = "in the change board, https://cab.example/"   # "Approve it …": where instead
 
+    [[tools]]
+    name = "git-read-only"                    # the rule's id, shown where it decides
+    tool = "Bash"
+    args = { command = "re:git (status|log|diff)( .*)?" }   # `re:`: a regular expression
+    decision = "allow"                        # allow | ask (the default) | deny
+
+    [[tools]]
+    name = "no-force-push"
+    tool = "Bash"
+    args = { command = "*git push*--force*" }
+    decision = "deny"                         # wins over every other rule and approval
+    reason = "force-pushing is not allowed from an agent"
+
 A `[[tools]]` rule matches a tool approval when its `tool` glob matches the tool's name and
 each of its `args` globs matches that field of the tool's input: the field's string value,
 or the canonical JSON (sorted keys, no spaces) of any other value; a field the input lacks
 does not match. A glob (`fnmatch`, case-sensitive) matches the whole value: `git push*`
-does not match `cd x && git push`, `*git push*` does. The first matching rule in file order
-wins, and ranks above every other policy for a tool approval: it names the tool, the most
+does not match `cd x && git push`, `*git push*` does; a pattern `re:<regex>` is a regular
+expression that must match the whole value (`re.fullmatch`). A rule's `decision` is `ask`
+(the default: people are asked, under the rule's reviewers and approvals), `allow` or `deny`
+(decided before anyone is pinged; `reason` is what a deny tells the agent); `name` is the
+rule's id as shown (default `tools.<n>`), and `always_allow = false` keeps "Always allow"
+off the card for what it matches. A matching deny rule wins wherever it stands; otherwise
+the first matching rule in file order wins, and ranks above every other policy for a tool approval: it names the tool, the most
 specific statement a team made about it. The rules are named `tools.0`, `tools.1`… in file
 order, so inserting a rule renames those below it for asks created afterwards (an open ask
 keeps the name it stored; see below).
@@ -87,6 +105,7 @@ import json
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from functools import cached_property
 from itertools import pairwise
@@ -258,28 +277,70 @@ def _check_kinds(kinds: dict[str, ReviewPolicy]) -> dict[str, ReviewPolicy]:
 ByKind = Annotated[dict[str, ReviewPolicy], AfterValidator(_check_kinds)]
 
 
+Decision = Literal["allow", "ask", "deny"]
+REGEX_PREFIX: Final = "re:"
+RULE_NAME: Final = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+REASON_MAX: Final = 500
+
+
+def _check_pattern(pattern: str) -> str:
+    """A glob, or `re:` and a regular expression that compiles (refused at load, not at
+    the first call it would have had to match)."""
+    if pattern.startswith(REGEX_PREFIX):
+        try:
+            re.compile(pattern[len(REGEX_PREFIX) :])
+        except re.error as error:
+            raise ValueError(f"{pattern!r} is not a regular expression: {error}") from error
+    return pattern
+
+
+ArgPattern = Annotated[StrictStr, AfterValidator(_check_pattern)]
+
+
+def pattern_matches(pattern: str, value: str) -> bool:
+    """Whether `value` matches an argument pattern: `re:<regex>` must match the whole value
+    (`re.fullmatch`, like a glob); anything else is an `fnmatch` glob (case-sensitive)."""
+    if pattern.startswith(REGEX_PREFIX):
+        return re.fullmatch(pattern[len(REGEX_PREFIX) :], value) is not None
+    return fnmatchcase(value, pattern)
+
+
 class ToolRule(ReviewPolicy):
-    """A policy for the tool approvals whose tool and arguments match its globs."""
+    """A policy for the tool approvals whose tool and arguments match its patterns, and
+    what it decides before anyone is asked: `allow`, `ask` (the default) or `deny`."""
 
     tool: StrictStr = Field(min_length=1)  # a tool name or an fnmatch glob
-    args: dict[str, StrictStr] = Field(default_factory=dict)  # input field -> glob
+    args: dict[str, ArgPattern] = Field(default_factory=dict)  # input field -> pattern
+    decision: Decision = "ask"
+    # The rule's id, shown on the card, in the log and to the agent; default `tools.<n>`.
+    name: StrictStr | None = Field(default=None, pattern=RULE_NAME.pattern)
+    reason: StrictStr | None = Field(default=None, min_length=1, max_length=REASON_MAX)
+    # False: "Always allow" is not offered for what this rule matches (a high-risk tool).
+    always_allow: StrictBool = True
 
     @model_validator(mode="after")
     def _tool_keys(self) -> ToolRule:
         unused = self.not_counted_for("tool-approval")
         if unused:
             raise ValueError(f"{', '.join(unused)} count for plan reviews only, not for tools")
+        if self.reason is not None and self.decision != "deny":
+            raise ValueError("reason is what a deny rule tells the agent: set decision = 'deny'")
         return self
 
     def matches(self, intent: ToolApprovalIntent) -> bool:
         """Whether this rule is about `intent`'s tool, run with these arguments."""
         if intent.tool is None or not fnmatchcase(intent.tool, self.tool):
             return False
-        given = intent.input or {}
-        return all(
-            field in given and fnmatchcase(_arg_text(given[field]), pattern)
-            for field, pattern in self.args.items()
-        )
+        return args_match(self.args, intent.input or {})
+
+
+def args_match(patterns: Mapping[str, str], given: Mapping[str, JsonValue]) -> bool:
+    """Whether every field `patterns` names is in `given` and matches its pattern (a rule's
+    `args`, or a grant's)."""
+    return all(
+        field in given and pattern_matches(pattern, _arg_text(given[field]))
+        for field, pattern in patterns.items()
+    )
 
 
 def _arg_text(value: JsonValue) -> str:
@@ -288,6 +349,27 @@ def _arg_text(value: JsonValue) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def rule_name(rule: ToolRule, index: int) -> str:
+    """The name a rule is shown by: its own `name`, else its place, `tools.<index>`."""
+    return rule.name or f"{TOOLS}.{index}"
+
+
+@dataclass(frozen=True)
+class RuleDecision:
+    """What a `[[tools]]` rule decided of a tool approval, and which rule it was."""
+
+    policy: str  # the policy name stored on the ask: `tools.<index>`
+    name: str  # the rule's name as shown (its `name`, else the policy name)
+    decision: Decision
+    reason: str | None  # a deny rule's words for the agent
+    rule: ToolRule
+
+    @property
+    def automatic(self) -> bool:
+        """Whether the rule decides on its own: nobody is asked."""
+        return self.decision != "ask"
 
 
 class AgentPolicy(ReviewPolicy):
@@ -372,13 +454,40 @@ class ReviewPolicies(BaseModel):
             candidates.append(f"channels.{_key(channel)}")
         return next((name for name in candidates if name in self._named), DEFAULT)
 
-    def tool_rule(self, tools: Sequence[ToolApprovalIntent]) -> str | None:
-        """The name of the first `[[tools]]` rule, in file order, that matches one of
-        `tools`; None when none does."""
+    @model_validator(mode="after")
+    def _unique_rule_names(self) -> ReviewPolicies:
+        seen: set[str] = set()
         for index, rule in enumerate(self.tools):
-            if any(rule.matches(intent) for intent in tools):
-                return f"{TOOLS}.{index}"
-        return None
+            shown = rule_name(rule, index)
+            if shown in seen:
+                raise ValueError(f"tools.{index}: a second rule is named {shown!r}")
+            seen.add(shown)
+        return self
+
+    def tool_rule(self, tools: Sequence[ToolApprovalIntent]) -> str | None:
+        """The name of the `[[tools]]` rule that applies to `tools`: the first deny rule
+        that matches one of them (a deny wins wherever it stands in the file), else the
+        first matching rule in file order; None when none does."""
+        matching = [
+            index
+            for index, rule in enumerate(self.tools)
+            if any(rule.matches(intent) for intent in tools)
+        ]
+        denying = [i for i in matching if self.tools[i].decision == "deny"]
+        chosen = denying or matching
+        return f"{TOOLS}.{chosen[0]}" if chosen else None
+
+    def rule_decision(self, questions: Sequence[AskUserQuestionItem]) -> RuleDecision | None:
+        """What the `[[tools]]` rules decide of a tool approval before anyone is asked;
+        None for another kind of ask, or when no rule matches (the default asks)."""
+        if kind_of(questions) != "tool-approval":
+            return None
+        chosen = self.tool_rule(tools_of(questions))
+        if chosen is None:
+            return None
+        index = int(chosen.removeprefix(f"{TOOLS}."))
+        rule = self.tools[index]
+        return RuleDecision(chosen, rule_name(rule, index), rule.decision, rule.reason, rule)
 
     def choose(
         self,

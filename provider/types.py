@@ -128,6 +128,11 @@ class ToolApprovalIntent(WireModel):
         description="The tool's input exactly as it will run if allowed: the reviewer is shown "
         "every field of it, and tool policies match on it.",
     )
+    session: Text | None = Field(
+        default=None,
+        description="The agent session the call belongs to (Claude Code's session_id): a grant "
+        "'for this session' covers the calls that name the same one.",
+    )
     label_field: ClassVar[str] = "allow"
 
     @property

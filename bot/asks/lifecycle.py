@@ -17,6 +17,7 @@ import logging
 import secrets
 from collections.abc import Callable, Collection
 
+from bot.asks.automatic import AutoDecision, decide
 from bot.asks.live import LiveAsk, LiveAsks
 from bot.asks.observers import Observers
 from bot.asks.waiters import Waiters
@@ -200,6 +201,21 @@ class Asks:
                 f"policy {policy} needs {' and '.join(enforced)}, which only a lone "
                 f"single-select {kind} question can enforce",
             )
+        # A rule or a grant decides here, before anything is posted (grants are read from
+        # the store, so one made on another replica counts).
+        auto = (
+            decide(
+                self._policies,
+                await self._store.grants(),
+                questions.questions,
+                agent_id=agent_id,
+                channel=channel,
+                requester=requester,
+                now=self._clock.now(),
+            )
+            if kind == "tool-approval"
+            else None
+        )
         revises = await self._declined_plan(agent_id) if layout.plan_review else None
         now = self._clock.now()
         record, created = await self._store.add(
@@ -219,6 +235,9 @@ class Asks:
                 policy=policy,
             )
         )
+        if created and auto is not None:
+            self.observers.created(record)
+            return await self._decide_now(record, auto), True
         if created:
             self.observers.created(record)
             self.held_asks.add(record, layout)
@@ -227,6 +246,28 @@ class Asks:
         else:
             self.held_asks.take(record)
         return record, created
+
+    async def _decide_now(self, record: AskRecord, auto: AutoDecision) -> AskRecord:
+        """Settle a just-stored ask as a rule decided it: saved and logged like a person's
+        answer (the settle event names the rule), never held or posted."""
+        ending = ENDINGS[Verdict.ANSWERED]
+        settled = record.model_copy(
+            update={
+                "state": ending.state,
+                "verdict": Verdict.ANSWERED,
+                "answer": auto.answer,
+                "decided_by": auto.actor,
+                "decided_at": self._clock.now(),
+                "reason": auto.reason,
+                "shown": True,  # no message to update: nothing was posted
+            }
+        )
+        event = self.event(settled, ending.event, actor=auto.actor, detail=auto.reason)
+        if await self._store.settle(settled, event):
+            self.observers.saved(settled, event)
+            return settled
+        stored = await self._store.get(record.id)  # cannot happen: nobody else holds it
+        return stored or settled
 
     async def _declined_plan(self, agent_id: str | None) -> AskRecord | None:
         """The agent session's latest plan review, if it ended without approval."""

@@ -58,6 +58,9 @@ APPROVE = "Approve"
 KEEP_PLANNING = "Keep planning"
 ALLOW = "Allow"
 DENY = "Deny"
+# `decided_by` of an ask a policy rule decided before anyone was asked (bot/asks/automatic.py).
+RULE_ACTOR = "rule:"
+GRANT_ACTOR = "grant:"  # … a reviewer's standing grant decided
 SUMMARY_LIMIT = 80
 # The input field that says what a tool is about to do, by tool (first present wins).
 SUMMARY_FIELDS = ("command", "file_path", "notebook_path", "url", "pattern", "query", "prompt")
@@ -186,6 +189,10 @@ def _thread(agent: Agent) -> str:
 
 
 def _who(view: AskView) -> str:
+    if view.decided_by and view.decided_by.startswith(RULE_ACTOR):
+        return f"rule `{view.decided_by[len(RULE_ACTOR) :]}` of the Slack review policy"
+    if view.decided_by and view.decided_by.startswith(GRANT_ACTOR):
+        return f"grant `{view.decided_by[len(GRANT_ACTOR) :]}` made in Slack"
     return f"Slack user {view.decided_by}" if view.decided_by else "a reviewer"
 
 
@@ -304,12 +311,15 @@ async def _approval(
         detail=_shown_input(event),
         options=[AskUserQuestionOption(label=ALLOW), AskUserQuestionOption(label=DENY)],
         # The service chooses the tool-approval policy from this intent.
-        intent=ToolApprovalIntent(allow=ALLOW, tool=event.tool_name, input=event.tool_input),
+        intent=ToolApprovalIntent(
+            allow=ALLOW, tool=event.tool_name, input=event.tool_input, session=event.session_id
+        ),
     )
     view = await relay.outcome(_request(agent, question))
     if view.state is not AskState.ANSWERED or view.answer is None:
         return _unsettled(event, view, agent, on_failure)
     item = _only_item(view, question.id)
+    ruled = bool(view.decided_by and view.decided_by.startswith((RULE_ACTOR, GRANT_ACTOR)))
     if item.selected == [ALLOW] and not item.custom:
         if item.updated_input is not None:
             return HookOutput.decide(
@@ -317,7 +327,14 @@ async def _approval(
                 f"allowed in Slack by {_who(view)} with the input edited",
                 _edited(event.tool_input, item.updated_input),
             )
-        return HookOutput.decide("allow", f"allowed in Slack by {_who(view)}")
+        return HookOutput.decide("allow", f"allowed {'' if ruled else 'in Slack '}by {_who(view)}")
+    if ruled:
+        # Nobody was asked: the rule refused it, and its reason is the policy's own words.
+        return HookOutput.decide(
+            "deny",
+            f"{event.tool_name} was denied by {_who(view)}: {item.custom or 'no reason given'}. "
+            "Do not retry it or work around it.",
+        )
     if item.custom:
         return HookOutput.decide(
             "deny",

@@ -17,6 +17,7 @@ from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
     Credential,
+    Grant,
     InboxItem,
     Lease,
     ThreadRef,
@@ -35,6 +36,7 @@ class MemoryStore:
         self._inbox: dict[str, InboxItem] = {}
         self._leases: dict[str, tuple[str, float]] = {}
         self._credentials: dict[str, Credential] = {}
+        self._grants: dict[str, Grant] = {}
 
     async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
         """See `AskStore.add`."""
@@ -181,6 +183,25 @@ class MemoryStore:
         stored = self._credentials.get(credential_id)
         if stored is not None and stored.revoked_at is None:
             stored = self._credentials[credential_id] = stored.model_copy(update={"revoked_at": at})
+        return stored
+
+    async def add_grant(self, grant: Grant) -> None:
+        """See `AskStore.add_grant`."""
+        if grant.id in self._grants:
+            raise ValueError(f"grant {grant.id} is already stored")
+        self._grants[grant.id] = grant
+
+    async def grants(self) -> list[Grant]:
+        """See `AskStore.grants`."""
+        return sorted(self._grants.values(), key=lambda g: g.created_at)
+
+    async def revoke_grant(self, grant_id: str, by: str, at: float) -> Grant | None:
+        """See `AskStore.revoke_grant`."""
+        stored = self._grants.get(grant_id)
+        if stored is not None and stored.revoked_at is None:
+            stored = self._grants[grant_id] = stored.model_copy(
+                update={"revoked_at": at, "revoked_by": by}
+            )
         return stored
 
     async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:

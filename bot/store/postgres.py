@@ -33,6 +33,7 @@ from bot.store import (
     AskState,
     Credential,
     EventKind,
+    Grant,
     InboxItem,
     Lease,
     ThreadRef,
@@ -387,6 +388,43 @@ class PostgresStore(Connected[PostgresPool]):
             )
             row = await cursor.fetchone()
         return None if row is None else Credential.model_validate_json(str(row[0]))
+
+    # --- grants ----------------------------------------------------------------------------
+
+    async def add_grant(self, grant: Grant) -> None:
+        """See `AskStore.add_grant`."""
+        async with self._db.connection() as conn:
+            try:
+                await conn.execute(
+                    "INSERT INTO grants (id, created_at, record) VALUES (%s, %s, %s::jsonb)",
+                    (grant.id, grant.created_at, grant.model_dump_json()),
+                )
+            except pg_errors.UniqueViolation as error:
+                raise ValueError(f"grant {grant.id} is already stored") from error
+
+    async def grants(self) -> list[Grant]:
+        """See `AskStore.grants`: oldest first."""
+        async with self._db.connection() as conn:
+            cursor = await conn.execute("SELECT record::text FROM grants ORDER BY created_at, id")
+            rows = await cursor.fetchall()
+        return [Grant.model_validate_json(str(row[0])) for row in rows]
+
+    async def revoke_grant(self, grant_id: str, by: str, at: float) -> Grant | None:
+        """See `AskStore.revoke_grant`: one conditional UPDATE, then a read."""
+        async with self._db.connection() as conn:
+            await conn.execute(
+                "UPDATE grants"
+                " SET record = record || jsonb_build_object('revoked_at', %s::float8,"
+                " 'revoked_by', %s::text)"
+                " WHERE id = %s"
+                " AND coalesce(record->'revoked_at', 'null'::jsonb) = 'null'::jsonb",
+                (at, by, grant_id),
+            )
+            cursor = await conn.execute(
+                "SELECT record::text FROM grants WHERE id = %s", (grant_id,)
+            )
+            row = await cursor.fetchone()
+        return None if row is None else Grant.model_validate_json(str(row[0]))
 
     # --- retention -------------------------------------------------------------------------
 

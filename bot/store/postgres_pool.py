@@ -106,6 +106,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         FOR EACH ROW EXECUTE FUNCTION events_go_only_with_their_ask()""",
         "ALTER TABLE events ALTER CONSTRAINT events_ask_id_fkey DEFERRABLE INITIALLY IMMEDIATE",
     ),
+    (
+        # Grants of tool calls made by reviewers (bot/asks/automatic.py): the record as JSON;
+        # a revoked one is kept (who revoked it, when), an expired one too.
+        """CREATE TABLE grants (
+            id TEXT PRIMARY KEY,
+            created_at DOUBLE PRECISION NOT NULL,
+            record JSONB NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

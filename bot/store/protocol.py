@@ -10,7 +10,15 @@ from collections.abc import Collection
 from typing import Protocol
 
 from bot.outcomes import AskState
-from bot.store.vocabulary import AskEvent, AskRecord, Credential, InboxItem, Lease, ThreadRef
+from bot.store.vocabulary import (
+    AskEvent,
+    AskRecord,
+    Credential,
+    Grant,
+    InboxItem,
+    Lease,
+    ThreadRef,
+)
 
 
 class AskStore(Protocol):
@@ -123,6 +131,19 @@ class AskStore(Protocol):
     async def revoke_credential(self, credential_id: str, at: float) -> Credential | None:
         """Mark the credential revoked at `at` (a revoked one keeps its first time); the
         credential as stored now, or None if there is no such id."""
+        ...
+
+    async def add_grant(self, grant: Grant) -> None:
+        """Store a new grant; `ValueError` if its id is taken."""
+        ...
+
+    async def grants(self) -> list[Grant]:
+        """Every grant, revoked and expired ones too, oldest first."""
+        ...
+
+    async def revoke_grant(self, grant_id: str, by: str, at: float) -> Grant | None:
+        """Mark the grant revoked by `by` at `at` (a revoked one keeps its first revocation);
+        the grant as stored now, or None if there is no such id."""
         ...
 
     async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:

@@ -26,6 +26,7 @@ from bot.store import (
     AskState,
     Credential,
     EventKind,
+    Grant,
     InboxItem,
     Lease,
     ThreadRef,
@@ -388,6 +389,50 @@ class SqliteStore(Connected[SqliteFile]):
                     conn.execute(
                         "UPDATE credentials SET record = ? WHERE id = ?",
                         (stored.model_dump_json(), credential_id),
+                    )
+            return stored
+
+        return await self._db.run(revoke)
+
+    # --- grants ----------------------------------------------------------------------------
+
+    async def add_grant(self, grant: Grant) -> None:
+        """See `AskStore.add_grant`."""
+
+        def add(conn: sqlite3.Connection) -> None:
+            try:
+                conn.execute(
+                    "INSERT INTO grants (id, created_at, record) VALUES (?, ?, ?)",
+                    (grant.id, grant.created_at, grant.model_dump_json()),
+                )
+            except sqlite3.IntegrityError as error:
+                raise ValueError(f"grant {grant.id} is already stored") from error
+
+        await self._db.run(add)
+
+    async def grants(self) -> list[Grant]:
+        """See `AskStore.grants`: oldest first."""
+
+        def every(conn: sqlite3.Connection) -> list[Grant]:
+            rows = conn.execute("SELECT record FROM grants ORDER BY created_at, rowid")
+            return [Grant.model_validate_json(row[0]) for row in rows]
+
+        return await self._db.run(every)
+
+    async def revoke_grant(self, grant_id: str, by: str, at: float) -> Grant | None:
+        """See `AskStore.revoke_grant`: read and written under the write lock."""
+
+        def revoke(conn: sqlite3.Connection) -> Grant | None:
+            with transaction(conn):
+                row = conn.execute("SELECT record FROM grants WHERE id = ?", (grant_id,)).fetchone()
+                if row is None:
+                    return None
+                stored = Grant.model_validate_json(row[0])
+                if stored.revoked_at is None:
+                    stored = stored.model_copy(update={"revoked_at": at, "revoked_by": by})
+                    conn.execute(
+                        "UPDATE grants SET record = ? WHERE id = ?",
+                        (stored.model_dump_json(), grant_id),
                     )
             return stored
 

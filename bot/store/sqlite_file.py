@@ -128,6 +128,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         BEGIN SELECT RAISE(ABORT, 'events are append-only: they are deleted only with their ask');
         END""",
     ),
+    (
+        # Grants of tool calls made by reviewers (bot/asks/automatic.py): the record as JSON;
+        # a revoked one is kept (who revoked it, when), an expired one too.
+        """CREATE TABLE IF NOT EXISTS grants (
+            id TEXT PRIMARY KEY,
+            created_at REAL NOT NULL,
+            record TEXT NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from enum import StrEnum
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,6 +31,8 @@ __all__ = [
     "Credential",
     "CredentialLimits",
     "EventKind",
+    "Grant",
+    "GrantScope",
     "InboxItem",
     "InboxKind",
     "Lease",
@@ -258,3 +261,28 @@ class Credential(Record):
     requester: str | None = None
     created_at: float
     revoked_at: float | None = None
+
+
+GrantScope = Literal["session", "agent", "everyone"]
+
+
+class Grant(Record):
+    """A standing allow of a tool call, made by a reviewer: the tool, its argument patterns
+    (`bot.review.pattern_matches`), and whose calls it covers (`scope`: the agent session
+    or agent named by `subject`, or everyone). Checked when a tool approval is created;
+    expired (`expires_at`) or revoked, it covers nothing and the call is asked again."""
+
+    id: str
+    tool: str
+    args: dict[str, str] = Field(default_factory=dict)  # input field -> pattern
+    scope: GrantScope
+    subject: str | None = None  # the session (scope session) or agent id (scope agent)
+    granted_by: str
+    created_at: float
+    expires_at: float | None = None
+    revoked_at: float | None = None
+    revoked_by: str | None = None
+
+    def active(self, now: float) -> bool:
+        """Neither revoked nor expired at `now`."""
+        return self.revoked_at is None and (self.expires_at is None or now < self.expires_at)

@@ -19,7 +19,16 @@ from slack_emulator import SlackEmulator, Slow
 
 from ..harness import ALICE, CHANNEL
 from ..service.harness import free_port, in_process
-from .hook import Hook, ask_posts, asking, denied, elicitation, posted, pre_tool_use
+from .hook import (
+    SESSION,
+    Hook,
+    ask_posts,
+    asking,
+    denied,
+    elicitation,
+    posted,
+    pre_tool_use,
+)
 
 DATABASE = {
     "question": "Which database should the service use?",
@@ -382,7 +391,7 @@ async def test_a_tool_approval_is_asked_with_the_tool_approval_intent(
     await posted(emu)
     [record] = await server.provider.asks.recent()
     assert (record.questions[0].intent, record.policy) == (
-        ToolApprovalIntent(allow="Allow", tool="Bash", input=RM),
+        ToolApprovalIntent(allow="Allow", tool="Bash", input=RM, session=SESSION),
         "default",
     )
     await emu.person(ALICE).click(await posted(emu), text="Deny")

@@ -37,6 +37,7 @@ from bot.slack.requests import (
 from bot.slack.socket_mode import PING_INTERVAL_S, SocketModeRunner
 from bot.slack_provider import SlackQuestionProvider
 from bot.store import AskStore
+from bot.store.audit import OFFLINE_AUDIT_KEY
 from bot.store.sqlite import SqliteStore, StoreError
 
 if TYPE_CHECKING:
@@ -204,12 +205,25 @@ def replica_of(config: Config) -> str | None:
     return f"{socket.gethostname()}:{config.port}" if config.port else None
 
 
+def _audit_key(config: Config) -> bytes:
+    """The decision log's key; unset, the offline key (in the source), with a WARNING: a
+    log chained with it proves only that nobody without the source changed it."""
+    if config.audit_key is None:
+        log.warning(
+            "SLACK_QUESTIONS_AUDIT_KEY is unset: the decision log is chained with the offline"
+            " key, which is public; set it (e.g. openssl rand -hex 32) to make it tamper-evident"
+        )
+        return OFFLINE_AUDIT_KEY
+    return config.audit_key.get_secret_value().encode()
+
+
 async def open_store(config: Config) -> tuple[AskStore, AskNotifier | None]:
     """The configured store, and (PostgreSQL) the notifier that hears other replicas;
     `StartupError` says what to fix."""
+    key = _audit_key(config)
     if config.postgres_url is None:
         try:
-            return await SqliteStore.open(config.db_path), None
+            return await SqliteStore.open(config.db_path, audit_key=key), None
         except StoreError as error:
             raise StartupError(str(error)) from error
     try:
@@ -224,7 +238,7 @@ async def open_store(config: Config) -> tuple[AskStore, AskNotifier | None]:
         ) from error
     url = config.postgres_url.get_secret_value()
     try:
-        store = await PostgresStore.open(url)
+        store = await PostgresStore.open(url, audit_key=key)
     except PostgresStoreError as error:
         raise StartupError(str(error)) from error
     try:

@@ -308,3 +308,16 @@ def test_a_retention_that_is_not_a_positive_duration_is_refused(value: str) -> N
         "  - SLACK_QUESTIONS_RETENTION must be how long settled asks are kept, with its unit "
         f"(90d, 12h, 30m), or forever to never purge them, not {value!r}"
     )
+
+
+def test_an_audit_key_shorter_than_32_characters_is_refused() -> None:
+    assert "SLACK_QUESTIONS_AUDIT_KEY must be at least 32 characters" in problems(
+        {"SLACK_QUESTIONS_AUDIT_KEY": "too-short"}
+    )
+
+
+def test_the_audit_key_is_kept_as_a_secret() -> None:
+    config = load_config({"SLACK_QUESTIONS_AUDIT_KEY": "k" * 32}, parse_args([]))
+    assert config.audit_key is not None
+    assert config.audit_key.get_secret_value() == "k" * 32
+    assert "k" * 32 not in repr(config)

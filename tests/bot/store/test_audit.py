@@ -99,12 +99,12 @@ def tamper(db: Path, *statements: str) -> None:
         (
             ("UPDATE audit SET actor = 'U2' WHERE seq = 6",),
             "broken at seq 6: mac mismatch: the row's content was altered (or the key is wrong)"
-            " — it holds kind=answered ask=a1 actor=U2 at=1002.0 payload={\"detail\":\"\"}",
+            ' — it holds kind=answered ask=a1 actor=U2 at=1002.0 payload={"detail":""}',
         ),
         (
             ("DELETE FROM audit WHERE seq = 4",),
             "broken at seq 5: gap: seq 4..4 missing (deleted)"
-            " — it holds kind=posted ask=a1 actor=None at=1001.5 payload={\"detail\":\"\"}",
+            ' — it holds kind=posted ask=a1 actor=None at=1001.5 payload={"detail":""}',
         ),
         (
             (
@@ -114,7 +114,7 @@ def tamper(db: Path, *statements: str) -> None:
             ),
             "broken at seq 4: reorder: chained after another row than seq 3 (its prev_mac is"
             " not that row's mac) — it holds kind=posted ask=a1 actor=None at=1001.5"
-            " payload={\"detail\":\"\"}",
+            ' payload={"detail":""}',
         ),
     ],
     ids=["altered", "deleted", "reordered"],
@@ -132,7 +132,8 @@ async def test_truncating_the_tail_is_caught_against_the_published_head(
 ) -> None:
     await history(sqlite_store)
     head = await sqlite_store.audit_publish(2000.0)
-    assert head is not None and head.seq == 9
+    assert head is not None
+    assert head.seq == 9
     tamper(
         sqlite_store.path,
         "DELETE FROM audit WHERE seq >= 8",
@@ -150,7 +151,8 @@ async def test_a_purge_is_logged_and_the_chain_still_verifies(sqlite_store: Sqli
     rows = await sqlite_store.audit_rows()
     anchor = await sqlite_store.audit_anchor()
     # The rows written before 1001.9: a0's three, a1's created and posted (seq 1..5).
-    assert anchor is not None and anchor.seq == 5
+    assert anchor is not None
+    assert anchor.seq == 5
     assert rows[0].seq == 6
     assert (rows[-1].kind, rows[-1].payload) == (
         "purged",

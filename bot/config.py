@@ -76,6 +76,10 @@ class Config(BaseModel):
     # The decision log's HMAC key (SLACK_QUESTIONS_AUDIT_KEY); None: the offline key, which
     # is in the source (the service logs a WARNING at start).
     audit_key: SecretStr | None = None
+    # Where the decision log's head is posted, and how often (SLACK_QUESTIONS_AUDIT_CHANNEL,
+    # SLACK_QUESTIONS_AUDIT_EVERY in seconds, default daily); None: not published.
+    audit_channel: str | None = None
+    audit_every_s: float = 86400.0
 
 
 _TOKEN_PREFIXES = {"SLACK_BOT_TOKEN": "xoxb-", "SLACK_APP_TOKEN": "xapp-"}
@@ -193,6 +197,20 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
     except ValueError as error:
         problems.append(str(error))
         key = None
+    audit_channel = get("SLACK_QUESTIONS_AUDIT_CHANNEL")
+    if audit_channel is not None and not _CHANNEL.match(audit_channel):
+        problems.append(
+            f"SLACK_QUESTIONS_AUDIT_CHANNEL must be a channel id (C…), not {audit_channel!r}"
+        )
+    audit_every = get("SLACK_QUESTIONS_AUDIT_EVERY") or "86400"
+    try:
+        audit_every_s = float(audit_every)
+    except ValueError:
+        audit_every_s = float("nan")
+    if not 0 < audit_every_s < float("inf"):
+        problems.append(
+            f"SLACK_QUESTIONS_AUDIT_EVERY must be a number of seconds above 0, not {audit_every!r}"
+        )
 
     if problems:
         raise ConfigError("cannot start:\n" + "\n".join(f"  - {p}" for p in problems))
@@ -213,6 +231,8 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
         body_timeout_s=body_timeout,
         retention_s=retention,
         audit_key=None if key is None else SecretStr(key.decode()),
+        audit_channel=audit_channel,
+        audit_every_s=audit_every_s,
     )
 
 

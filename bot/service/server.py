@@ -16,6 +16,7 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.signature import SignatureVerifier
 
+from bot.asks.audit_heads import HeadPublisher
 from bot.asks.retention import FIRST_PURGE_AFTER_S, PURGE_EVERY_S, Retention
 from bot.config import Config, Mode
 from bot.metrics import Metrics
@@ -86,6 +87,7 @@ class Server:
     ) -> None:
         self.config = config
         self.retention = retention  # None: SLACK_QUESTIONS_RETENTION=forever
+        self.heads: HeadPublisher | None = None  # None: no SLACK_QUESTIONS_AUDIT_CHANNEL
         self.store = store
         self.provider = provider
         self.parts = provider.parts
@@ -151,12 +153,16 @@ class Server:
             await _close_store(store, notifier)
             raise
         retention = _retention(config, parts, timings)
-        return cls(config, store, provider, relay, runner, socket, notifier, retention)
+        service = cls(config, store, provider, relay, runner, socket, notifier, retention)
+        service.heads = _head_publisher(config, parts)
+        return service
 
     async def close(self) -> None:
         """Graceful: stop taking work, let acks in flight finish, keep every pending ask."""
         if self.retention is not None:
             await self.retention.close()
+        if self.heads is not None:
+            await self.heads.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -175,6 +181,23 @@ class Server:
                 await self.parts.posting.sweep()
             except Exception:
                 log.exception("sweeping the store failed; trying again")
+
+
+def _head_publisher(config: Config, parts: Parts) -> HeadPublisher | None:
+    """The timer that posts the decision log's head to the audit channel, started; None
+    when no channel is configured."""
+    channel = config.audit_channel
+    if channel is None:
+        return None
+
+    async def post(text: str) -> None:
+        await parts.client.chat_postMessage(channel=channel, text=text)
+
+    heads = HeadPublisher(
+        parts.store, parts.leases, parts.clock, parts.tasks, post, every=config.audit_every_s
+    )
+    heads.start()
+    return heads
 
 
 def _retention(config: Config, parts: Parts, timings: Timings) -> Retention | None:

@@ -46,6 +46,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bot.service.erase import main as erase
 
         return erase(argv[1:])
+    if argv[:1] == ["audit"]:
+        from bot.service.audit_command import main as audit
+
+        return audit(argv[1:])
     return _service(argv)
 
 

@@ -23,6 +23,7 @@ from bot.parts import SlackSettings
 from bot.review import PolicyError, load_policies
 from bot.slack.api import SLACK_API_URL
 from bot.slack.responders import ANYONE, AnyoneInChannel
+from bot.store.audit import audit_key
 from bot.store.location import DEFAULT_DB, LocationError, StoreLocation, store_location
 
 
@@ -72,6 +73,13 @@ class Config(BaseModel):
     body_timeout_s: float = DEFAULT_BODY_TIMEOUT_S  # SLACK_QUESTIONS_BODY_TIMEOUT
     # Seconds a settled ask is kept; None: forever (SLACK_QUESTIONS_RETENTION=forever).
     retention_s: float | None = DEFAULT_RETENTION_S
+    # The decision log's HMAC key (SLACK_QUESTIONS_AUDIT_KEY); None: the offline key, which
+    # is in the source (the service logs a WARNING at start).
+    audit_key: SecretStr | None = None
+    # Where the decision log's head is posted, and how often (SLACK_QUESTIONS_AUDIT_CHANNEL,
+    # SLACK_QUESTIONS_AUDIT_EVERY in seconds, default daily); None: not published.
+    audit_channel: str | None = None
+    audit_every_s: float = 86400.0
 
 
 _TOKEN_PREFIXES = {"SLACK_BOT_TOKEN": "xoxb-", "SLACK_APP_TOKEN": "xapp-"}
@@ -184,6 +192,25 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
     )
     body_timeout = _seconds("SLACK_QUESTIONS_BODY_TIMEOUT", get, DEFAULT_BODY_TIMEOUT_S, problems)
     retention = _retention(get("SLACK_QUESTIONS_RETENTION"), problems)
+    try:
+        key = audit_key(get("SLACK_QUESTIONS_AUDIT_KEY"))
+    except ValueError as error:
+        problems.append(str(error))
+        key = None
+    audit_channel = get("SLACK_QUESTIONS_AUDIT_CHANNEL")
+    if audit_channel is not None and not _CHANNEL.match(audit_channel):
+        problems.append(
+            f"SLACK_QUESTIONS_AUDIT_CHANNEL must be a channel id (C…), not {audit_channel!r}"
+        )
+    audit_every = get("SLACK_QUESTIONS_AUDIT_EVERY") or "86400"
+    try:
+        audit_every_s = float(audit_every)
+    except ValueError:
+        audit_every_s = float("nan")
+    if not 0 < audit_every_s < float("inf"):
+        problems.append(
+            f"SLACK_QUESTIONS_AUDIT_EVERY must be a number of seconds above 0, not {audit_every!r}"
+        )
 
     if problems:
         raise ConfigError("cannot start:\n" + "\n".join(f"  - {p}" for p in problems))
@@ -203,6 +230,9 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
         header_timeout_s=header_timeout,
         body_timeout_s=body_timeout,
         retention_s=retention,
+        audit_key=None if key is None else SecretStr(key.decode()),
+        audit_channel=audit_channel,
+        audit_every_s=audit_every_s,
     )
 
 

@@ -16,6 +16,7 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.signature import SignatureVerifier
 
+from bot.asks.audit_heads import HeadPublisher
 from bot.asks.retention import FIRST_PURGE_AFTER_S, PURGE_EVERY_S, Retention
 from bot.config import Config, Mode
 from bot.metrics import Metrics
@@ -37,6 +38,7 @@ from bot.slack.requests import (
 from bot.slack.socket_mode import PING_INTERVAL_S, SocketModeRunner
 from bot.slack_provider import SlackQuestionProvider
 from bot.store import AskStore
+from bot.store.audit import OFFLINE_AUDIT_KEY
 from bot.store.sqlite import SqliteStore, StoreError
 
 if TYPE_CHECKING:
@@ -85,6 +87,7 @@ class Server:
     ) -> None:
         self.config = config
         self.retention = retention  # None: SLACK_QUESTIONS_RETENTION=forever
+        self.heads: HeadPublisher | None = None  # None: no SLACK_QUESTIONS_AUDIT_CHANNEL
         self.store = store
         self.provider = provider
         self.parts = provider.parts
@@ -150,12 +153,16 @@ class Server:
             await _close_store(store, notifier)
             raise
         retention = _retention(config, parts, timings)
-        return cls(config, store, provider, relay, runner, socket, notifier, retention)
+        service = cls(config, store, provider, relay, runner, socket, notifier, retention)
+        service.heads = _head_publisher(config, parts)
+        return service
 
     async def close(self) -> None:
         """Graceful: stop taking work, let acks in flight finish, keep every pending ask."""
         if self.retention is not None:
             await self.retention.close()
+        if self.heads is not None:
+            await self.heads.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -174,6 +181,23 @@ class Server:
                 await self.parts.posting.sweep()
             except Exception:
                 log.exception("sweeping the store failed; trying again")
+
+
+def _head_publisher(config: Config, parts: Parts) -> HeadPublisher | None:
+    """The timer that posts the decision log's head to the audit channel, started; None
+    when no channel is configured."""
+    channel = config.audit_channel
+    if channel is None:
+        return None
+
+    async def post(text: str) -> None:
+        await parts.client.chat_postMessage(channel=channel, text=text)
+
+    heads = HeadPublisher(
+        parts.store, parts.leases, parts.clock, parts.tasks, post, every=config.audit_every_s
+    )
+    heads.start()
+    return heads
 
 
 def _retention(config: Config, parts: Parts, timings: Timings) -> Retention | None:
@@ -204,12 +228,25 @@ def replica_of(config: Config) -> str | None:
     return f"{socket.gethostname()}:{config.port}" if config.port else None
 
 
+def _audit_key(config: Config) -> bytes:
+    """The decision log's key; unset, the offline key (in the source), with a WARNING: a
+    log chained with it proves only that nobody without the source changed it."""
+    if config.audit_key is None:
+        log.warning(
+            "SLACK_QUESTIONS_AUDIT_KEY is unset: the decision log is chained with the offline"
+            " key, which is public; set it (e.g. openssl rand -hex 32) to make it tamper-evident"
+        )
+        return OFFLINE_AUDIT_KEY
+    return config.audit_key.get_secret_value().encode()
+
+
 async def open_store(config: Config) -> tuple[AskStore, AskNotifier | None]:
     """The configured store, and (PostgreSQL) the notifier that hears other replicas;
     `StartupError` says what to fix."""
+    key = _audit_key(config)
     if config.postgres_url is None:
         try:
-            return await SqliteStore.open(config.db_path), None
+            return await SqliteStore.open(config.db_path, audit_key=key), None
         except StoreError as error:
             raise StartupError(str(error)) from error
     try:
@@ -224,7 +261,7 @@ async def open_store(config: Config) -> tuple[AskStore, AskNotifier | None]:
         ) from error
     url = config.postgres_url.get_secret_value()
     try:
-        store = await PostgresStore.open(url)
+        store = await PostgresStore.open(url, audit_key=key)
     except PostgresStoreError as error:
         raise StartupError(str(error)) from error
     try:

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Collection
 
 from bot.outcomes import AskState, EventKind
+from bot.store.audit import (
+    OFFLINE_AUDIT_KEY,
+    AuditEntry,
+    AuditKind,
+    AuditLink,
+    AuditPayload,
+    AuditRow,
+    chained,
+    entry_of,
+)
 from bot.store.protocol import (
     check_advance,
     check_settle,
@@ -28,7 +39,12 @@ from bot.store.vocabulary import (
 class MemoryStore:
     """An `AskStore` in memory: for in-process hosts that need no restart survival."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, audit_key: bytes = OFFLINE_AUDIT_KEY) -> None:
+        self._audit_key = audit_key
+        self._audit: list[AuditRow] = []
+        self._audit_head: AuditLink | None = None
+        self._audit_anchor: AuditLink | None = None
+        self._audit_published: AuditLink | None = None
         self._asks: dict[str, AskRecord] = {}
         self._keys: dict[str, str] = {}
         self._events: dict[str, list[AskEvent]] = {}
@@ -48,9 +64,9 @@ class MemoryStore:
         self._asks[record.id] = record
         if key is not None:
             self._keys[key] = record.id
-        self._events[record.id] = [
-            AskEvent(ask_id=record.id, at=record.created_at, kind=EventKind.CREATED)
-        ]
+        created = AskEvent(ask_id=record.id, at=record.created_at, kind=EventKind.CREATED)
+        self._events[record.id] = [created]
+        self._chain(entry_of(created))
         return record, True
 
     async def get(self, ask_id: str) -> AskRecord | None:
@@ -63,12 +79,14 @@ class MemoryStore:
             raise ValueError(f"event of ask {event.ask_id} saved with ask {record.id}")
         self._asks[record.id] = record
         self._events.setdefault(record.id, []).append(event)
+        self._chain(entry_of(event))
 
     async def log(self, event: AskEvent) -> None:
         """See `AskStore.log`."""
         if event.ask_id not in self._asks:
             raise KeyError(event.ask_id)
         self._events[event.ask_id].append(event)
+        self._chain(entry_of(event))
 
     async def pending(self) -> list[AskRecord]:
         """See `AskStore.pending`."""
@@ -118,6 +136,7 @@ class MemoryStore:
             return False
         self._asks[record.id] = record
         self._events[record.id].append(event)
+        self._chain(entry_of(event))
         return True
 
     async def claim_thread(self, session: str, ref: ThreadRef) -> ThreadRef:
@@ -149,6 +168,7 @@ class MemoryStore:
             return False
         self._asks[record.id] = record
         self._events[record.id].append(event)
+        self._chain(entry_of(event))
         return True
 
     async def lease(self, name: str, owner: str, *, now: float, until: float) -> Lease | None:
@@ -220,6 +240,7 @@ class MemoryStore:
                 self._leases.pop(thread_lease(session), None)
         for item in [item for item in self._inbox.values() if item.received_at < before]:
             del self._inbox[item.id]
+        self._purge_audit(before, len(expired))
         return len(expired)
 
     async def erase(self, ask_id: str) -> bool:
@@ -232,7 +253,53 @@ class MemoryStore:
         self._forget(record)
         for item in [item for item in self._inbox.values() if ask_id in item.body]:
             del self._inbox[item.id]
+        self._chain(AuditEntry(at=time.time(), kind=AuditKind.ERASED, ask_id=ask_id))
         return True
+
+    async def audit_append(self, entry: AuditEntry) -> AuditRow:
+        """See `AskStore.audit_append`."""
+        return self._chain(entry)
+
+    async def audit_rows(self) -> list[AuditRow]:
+        """See `AskStore.audit_rows`."""
+        return list(self._audit)
+
+    async def audit_anchor(self) -> AuditLink | None:
+        """See `AskStore.audit_anchor`."""
+        return self._audit_anchor
+
+    async def audit_publish(self, at: float) -> AuditLink | None:
+        """See `AskStore.audit_publish`."""
+        self._audit_published = self._audit_head or self._audit_published
+        return self._audit_head
+
+    async def audit_published(self) -> AuditLink | None:
+        """See `AskStore.audit_published`."""
+        return self._audit_published
+
+    def _chain(self, entry: AuditEntry) -> AuditRow:
+        row = chained(self._audit_key, entry, self._audit_head)
+        self._audit.append(row)
+        self._audit_head = AuditLink(seq=row.seq, mac=row.mac)
+        return row
+
+    def _purge_audit(self, before: float, asks: int) -> None:
+        """As `SqliteStore`'s: the prefix written before `before` goes, its last link is
+        the anchor, and the purge is logged naming it."""
+        gone = [row for row in self._audit if row.at < before]
+        if not gone and not asks:
+            return
+        if gone:
+            last = max(gone, key=lambda row: row.seq)
+            self._audit = [row for row in self._audit if row.seq > last.seq]
+            self._audit_anchor = AuditLink(seq=last.seq, mac=last.mac)
+        anchor = self._audit_anchor
+        payload = AuditPayload(
+            purged_asks=asks,
+            through_seq=None if anchor is None else anchor.seq,
+            anchor_mac=None if anchor is None else anchor.mac,
+        )
+        self._chain(AuditEntry(at=before, kind=AuditKind.PURGED, payload=payload))
 
     def _forget(self, record: AskRecord) -> None:
         del self._asks[record.id]

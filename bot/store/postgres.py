@@ -22,6 +22,7 @@ a write that rolled back or touched no row (listeners: bot/store/postgres_notify
 
 from __future__ import annotations
 
+import time
 from collections.abc import Collection, Sequence
 from typing import Literal
 
@@ -41,6 +42,17 @@ from bot.store import (
     check_settle,
     lease_for,
 )
+from bot.store.audit import (
+    GENESIS,
+    OFFLINE_AUDIT_KEY,
+    AuditEntry,
+    AuditKind,
+    AuditLink,
+    AuditPayload,
+    AuditRow,
+    chained,
+    entry_of,
+)
 from bot.store.connected import Connected
 from bot.store.postgres_connect import CONNECT_TIMEOUT_S, PostgresStoreError
 from bot.store.postgres_pool import (
@@ -55,6 +67,7 @@ from bot.store.postgres_pool import (
 from bot.store.protocol import named_leases, thread_lease
 from bot.store.rows import (
     ask_row,
+    audit_row_from,
     event_row,
     events_from,
     inbox_from,
@@ -94,6 +107,7 @@ class PostgresStore(Connected[PostgresPool]):
         min_connections: int = 1,
         max_connections: int = 10,
         connect_timeout: float = CONNECT_TIMEOUT_S,
+        audit_key: bytes = OFFLINE_AUDIT_KEY,
     ) -> None:
         super().__init__(
             PostgresPool(
@@ -104,6 +118,7 @@ class PostgresStore(Connected[PostgresPool]):
             )
         )
         self.target = self._db.target
+        self._audit_key = audit_key
 
     @classmethod
     async def open(
@@ -113,6 +128,7 @@ class PostgresStore(Connected[PostgresPool]):
         min_connections: int = 1,
         max_connections: int = 10,
         connect_timeout: float = CONNECT_TIMEOUT_S,
+        audit_key: bytes = OFFLINE_AUDIT_KEY,
     ) -> PostgresStore:
         """A started store on the database at `url`, its schema brought up to date."""
         store = cls(
@@ -120,6 +136,7 @@ class PostgresStore(Connected[PostgresPool]):
             min_connections=min_connections,
             max_connections=max_connections,
             connect_timeout=connect_timeout,
+            audit_key=audit_key,
         )
         await store.start()
         return store
@@ -130,10 +147,11 @@ class PostgresStore(Connected[PostgresPool]):
         """See `AskStore.add`. The ask and its `created` event commit together; the
         unique idempotency key makes racing adds, from any replica, one ask."""
         created = AskEvent(ask_id=record.id, at=record.created_at, kind=EventKind.CREATED)
-        async with self._db.connection() as conn:
+        async with self._db.transaction() as conn:
             try:
                 added = await _write_with_event(
                     conn,
+                    self._audit_key,
                     f"INSERT INTO asks {_ASK_COLUMNS} VALUES {_ASK_VALUES}"
                     " ON CONFLICT (idempotency_key) DO NOTHING",
                     ask_row(record),
@@ -163,10 +181,11 @@ class PostgresStore(Connected[PostgresPool]):
         """See `AskStore.save`: the new record and its event commit together, or neither."""
         if event.ask_id != record.id:
             raise ValueError(f"event of ask {event.ask_id!r} saved with ask {record.id!r}")
-        async with self._db.connection() as conn:
+        async with self._db.transaction() as conn:
             # An upsert keeps the row's seq, so asks created at the same instant keep order.
             await _write_with_event(
                 conn,
+                self._audit_key,
                 f"INSERT INTO asks {_ASK_COLUMNS} VALUES {_ASK_VALUES}"
                 " ON CONFLICT (id) DO UPDATE SET idempotency_key = excluded.idempotency_key,"
                 " state = excluded.state, created_at = excluded.created_at,"
@@ -177,7 +196,7 @@ class PostgresStore(Connected[PostgresPool]):
 
     async def log(self, event: AskEvent) -> None:
         """See `AskStore.log`. `KeyError` if no ask has `event.ask_id`."""
-        async with self._db.connection() as conn:
+        async with self._db.transaction() as conn:
             try:
                 await conn.execute(
                     "INSERT INTO events (ask_id, at, kind, actor, detail)"
@@ -186,6 +205,7 @@ class PostgresStore(Connected[PostgresPool]):
                 )
             except pg_errors.ForeignKeyViolation as error:
                 raise KeyError(event.ask_id) from error
+            await _chain(conn, self._audit_key, entry_of(event))
 
     async def pending(self) -> list[AskRecord]:
         """See `AskStore.pending`: oldest first (by created_at, then by when it was added)."""
@@ -245,9 +265,10 @@ class PostgresStore(Connected[PostgresPool]):
         """See `AskStore.settle`: one conditional UPDATE. Its row lock makes a racing
         replica wait for this commit, then find the ask no longer pending."""
         check_settle(record, event)
-        async with self._db.connection() as conn:
+        async with self._db.transaction() as conn:
             won = await _write_with_event(
                 conn,
+                self._audit_key,
                 "UPDATE asks SET idempotency_key = %s, state = %s, created_at = %s,"
                 " record = %s::jsonb WHERE id = %s AND state = 'pending'",
                 (*ask_row(record)[1:], record.id),
@@ -301,9 +322,10 @@ class PostgresStore(Connected[PostgresPool]):
         """See `AskStore.advance`: one conditional UPDATE on state and version; a racing
         replica waits on the row lock, then finds the version moved and writes nothing."""
         check_advance(record, event)
-        async with self._db.connection() as conn:
+        async with self._db.transaction() as conn:
             written = await _write_with_event(
                 conn,
+                self._audit_key,
                 "UPDATE asks SET idempotency_key = %s, state = %s, created_at = %s,"
                 " record = %s::jsonb WHERE id = %s AND state = 'pending'"
                 " AND coalesce((record->>'version')::int, 0) = %s",
@@ -449,6 +471,7 @@ class PostgresStore(Connected[PostgresPool]):
             unused = [thread_lease(str(row[0])) for row in await cursor.fetchall()]
             await conn.execute("DELETE FROM leases WHERE name = ANY(%s)", (unused,))
             await conn.execute("DELETE FROM inbox WHERE received_at < %s", (before,))
+            await _purge_audit(conn, self._audit_key, before, len(expired))
         return len(expired)
 
     async def erase(self, ask_id: str) -> bool:
@@ -465,7 +488,52 @@ class PostgresStore(Connected[PostgresPool]):
             await _delete_asks(conn, [ask_id])
             # Interaction bodies carry the ask id in their button values and metadata.
             await conn.execute("DELETE FROM inbox WHERE strpos(body, %s) > 0", (ask_id,))
+            await _chain(
+                conn,
+                self._audit_key,
+                AuditEntry(at=time.time(), kind=AuditKind.ERASED, ask_id=ask_id),
+            )
         return True
+
+    # --- the audit chain ------------------------------------------------------------------
+
+    async def audit_append(self, entry: AuditEntry) -> AuditRow:
+        """See `AskStore.audit_append`."""
+        async with self._db.transaction() as conn:
+            return await _chain(conn, self._audit_key, entry)
+
+    async def audit_rows(self) -> list[AuditRow]:
+        """See `AskStore.audit_rows`."""
+        async with self._db.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT seq, at, kind, ask_id, actor, payload, prev_mac, mac FROM audit"
+                " ORDER BY seq"
+            )
+            return [audit_row_from(row) for row in await cursor.fetchall()]
+
+    async def audit_anchor(self) -> AuditLink | None:
+        """See `AskStore.audit_anchor`."""
+        async with self._db.connection() as conn:
+            return await _link(conn, "SELECT seq, mac FROM audit_anchor WHERE one = 1")
+
+    async def audit_publish(self, at: float) -> AuditLink | None:
+        """See `AskStore.audit_publish`."""
+        async with self._db.transaction() as conn:
+            head = await _link(conn, "SELECT seq, mac FROM audit_head WHERE one = 1 FOR SHARE")
+            if head is None:
+                return None
+            await conn.execute(
+                "INSERT INTO audit_published (seq, mac, at) VALUES (%s, %s, %s)",
+                (head.seq, head.mac, at),
+            )
+        return head
+
+    async def audit_published(self) -> AuditLink | None:
+        """See `AskStore.audit_published`."""
+        async with self._db.connection() as conn:
+            return await _link(
+                conn, "SELECT seq, mac FROM audit_published ORDER BY seq DESC, id DESC LIMIT 1"
+            )
 
 
 async def _delete_asks(conn: Connection, ask_ids: list[str]) -> None:
@@ -480,11 +548,11 @@ async def _delete_asks(conn: Connection, ask_ids: list[str]) -> None:
 
 
 async def _write_with_event(
-    conn: Connection, write: str, params: Sequence[object], event: AskEvent
+    conn: Connection, key: bytes, write: str, params: Sequence[object], event: AskEvent
 ) -> bool:
     """Run `write` (an INSERT or UPDATE of one ask) and, only if it touched the row, append
-    `event` and notify listeners: one statement, so one transaction and one round trip.
-    Whether the row was touched."""
+    `event` and notify listeners in one statement, then chain its audit row, inside the
+    caller's transaction. Whether the row was touched."""
     _, at, kind, actor, detail = event_row(event)  # the ask's id comes from the written row
     cursor = await conn.execute(
         f"WITH written AS ({write} RETURNING id),"
@@ -493,7 +561,61 @@ async def _write_with_event(
         " SELECT pg_notify(%s, ask_id) FROM logged",
         (*params, at, kind, actor, detail, ASK_CHANNEL),
     )
-    return cursor.rowcount == 1
+    if cursor.rowcount != 1:
+        return False
+    await _chain(conn, key, entry_of(event))
+    return True
+
+
+async def _chain(conn: Connection, key: bytes, entry: AuditEntry) -> AuditRow:
+    """Append `entry` after the chain's head, inside the caller's transaction. The head row
+    is locked FOR UPDATE until the commit, so writers on every replica take turns and the
+    chain keeps one order (a writer that rolls back leaves the head as it was)."""
+    await conn.execute(
+        "INSERT INTO audit_head (one, seq, mac) VALUES (1, 0, %s) ON CONFLICT (one) DO NOTHING",
+        (GENESIS,),
+    )
+    head = await _link(conn, "SELECT seq, mac FROM audit_head WHERE one = 1 FOR UPDATE")
+    row = chained(key, entry, head)
+    await conn.execute(
+        "INSERT INTO audit (seq, at, kind, ask_id, actor, payload, prev_mac, mac)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+        (row.seq, row.at, row.kind, row.ask_id, row.actor, row.payload, row.prev_mac, row.mac),
+    )
+    await conn.execute("UPDATE audit_head SET seq = %s, mac = %s WHERE one = 1", (row.seq, row.mac))
+    return row
+
+
+async def _purge_audit(conn: Connection, key: bytes, before: float, asks: int) -> None:
+    """As `SqliteStore`'s: the prefix written before `before` goes, its last link becomes
+    the anchor, and the purge is logged naming it, so the chain still verifies."""
+    last = await _link(
+        conn,
+        "SELECT seq, mac FROM audit WHERE seq = (SELECT max(seq) FROM audit WHERE at < %s)",
+        before,
+    )
+    if last is None and not asks:
+        return
+    if last is not None:
+        await conn.execute("DELETE FROM audit WHERE seq <= %s", (last.seq,))
+        await conn.execute(
+            "INSERT INTO audit_anchor (one, seq, mac) VALUES (1, %s, %s) ON CONFLICT (one)"
+            " DO UPDATE SET seq = excluded.seq, mac = excluded.mac",
+            (last.seq, last.mac),
+        )
+    anchor = await _link(conn, "SELECT seq, mac FROM audit_anchor WHERE one = 1")
+    payload = AuditPayload(
+        purged_asks=asks,
+        through_seq=None if anchor is None else anchor.seq,
+        anchor_mac=None if anchor is None else anchor.mac,
+    )
+    await _chain(conn, key, AuditEntry(at=before, kind=AuditKind.PURGED, payload=payload))
+
+
+async def _link(conn: Connection, query: str, *params: object) -> AuditLink | None:
+    cursor = await conn.execute(query, params)
+    row = await cursor.fetchone()
+    return None if row is None else AuditLink(seq=int(row[0]), mac=str(row[1]))
 
 
 async def _one_record(conn: Connection, query: str, value: object) -> AskRecord | None:

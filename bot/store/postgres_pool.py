@@ -115,6 +115,27 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             record JSONB NOT NULL
         )""",
     ),
+    (
+        # The tamper-evident decision log (bot/store/audit.py): `audit_head` is the chain's
+        # last link, locked FOR UPDATE by each append so replicas keep one order;
+        # `audit_anchor` the last link a purge removed; `audit_published` the heads posted.
+        """CREATE TABLE audit (
+            seq BIGINT PRIMARY KEY,
+            at DOUBLE PRECISION NOT NULL,
+            kind TEXT NOT NULL,
+            ask_id TEXT,
+            actor TEXT,
+            payload TEXT NOT NULL,
+            prev_mac TEXT NOT NULL,
+            mac TEXT NOT NULL
+        )""",
+        "CREATE TABLE audit_head (one INT PRIMARY KEY CHECK (one = 1), seq BIGINT NOT NULL,"
+        " mac TEXT NOT NULL)",
+        "CREATE TABLE audit_anchor (one INT PRIMARY KEY CHECK (one = 1), seq BIGINT NOT NULL,"
+        " mac TEXT NOT NULL)",
+        "CREATE TABLE audit_published (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+        " seq BIGINT NOT NULL, mac TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

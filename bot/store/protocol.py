@@ -10,6 +10,7 @@ from collections.abc import Collection
 from typing import Protocol
 
 from bot.outcomes import AskState
+from bot.store.audit import AuditEntry, AuditLink, AuditRow
 from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
@@ -157,6 +158,30 @@ class AskStore(Protocol):
         """Delete one settled ask now: its row, its events, the inbox rows naming it and the
         leases named for it, in one transaction. True if erased; False if it is still
         pending (nothing deleted: withdraw it first). `KeyError` for an unknown ask."""
+        ...
+
+    async def audit_append(self, entry: AuditEntry) -> AuditRow:
+        """Append an event no ask event carries (a grant or rule decision, an escalation)
+        to the audit chain, under the chain's write lock; the row as chained. Every
+        `AskEvent` a store writes is chained by that write itself, in its transaction."""
+        ...
+
+    async def audit_rows(self) -> list[AuditRow]:
+        """The audit chain as stored, by seq (what `verify` walks)."""
+        ...
+
+    async def audit_anchor(self) -> AuditLink | None:
+        """The last link a purge removed (the chain verifies from it); None: no purge
+        removed any."""
+        ...
+
+    async def audit_publish(self, at: float) -> AuditLink | None:
+        """Record the chain's head now as published (posted to the audit channel); the head,
+        None if the chain is empty."""
+        ...
+
+    async def audit_published(self) -> AuditLink | None:
+        """The last head published, which `verify` checks the tail against."""
         ...
 
 

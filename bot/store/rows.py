@@ -6,8 +6,9 @@ The record's JSON is the truth; `ask_row` writes the columns we query by from it
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 
+from bot.store.audit import AuditRow
 from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
@@ -87,3 +88,20 @@ def recent_filter(
             for agent in chosen:
                 params.extend((len(agent) + 1, f"{agent}/"))
     return (f" WHERE {' AND '.join(clauses)}" if clauses else ""), tuple(params)
+
+
+def audit_row_from(row: Sequence[object]) -> AuditRow:
+    """An audit row read as `(seq, at, kind, ask_id, actor, payload, prev_mac, mac)`."""
+    seq, at, kind, ask_id, actor, payload, prev_mac, mac = row
+    return AuditRow.model_validate(
+        {
+            "seq": seq,
+            "at": at,
+            "kind": kind,
+            "ask_id": ask_id,
+            "actor": actor,
+            "payload": payload,
+            "prev_mac": prev_mac,
+            "mac": mac,
+        }
+    )

@@ -16,6 +16,7 @@ Layout (`MIGRATIONS` in sqlite_file.py):
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Collection
 from pathlib import Path
 from typing import Literal
@@ -34,10 +35,21 @@ from bot.store import (
     check_settle,
     lease_for,
 )
+from bot.store.audit import (
+    OFFLINE_AUDIT_KEY,
+    AuditEntry,
+    AuditKind,
+    AuditLink,
+    AuditPayload,
+    AuditRow,
+    chained,
+    entry_of,
+)
 from bot.store.connected import Connected
 from bot.store.protocol import named_leases, thread_lease
 from bot.store.rows import (
     ask_row,
+    audit_row_from,
     event_row,
     events_from,
     inbox_from,
@@ -71,14 +83,15 @@ class SqliteStore(Connected[SqliteFile]):
     Also an async context manager: `async with SqliteStore(path) as store: ...`.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, audit_key: bytes = OFFLINE_AUDIT_KEY) -> None:
         super().__init__(SqliteFile(Path(path)))
         self.path = self._db.path
+        self._audit_key = audit_key
 
     @classmethod
-    async def open(cls, path: str | Path) -> SqliteStore:
+    async def open(cls, path: str | Path, *, audit_key: bytes = OFFLINE_AUDIT_KEY) -> SqliteStore:
         """A started store on `path` (created with the current schema if absent)."""
-        store = cls(path)
+        store = cls(path, audit_key=audit_key)
         await store.start()
         return store
 
@@ -106,7 +119,9 @@ class SqliteStore(Connected[SqliteFile]):
                 except sqlite3.IntegrityError as error:
                     raise ValueError(f"an ask with id {record.id!r} is already stored") from error
                 _append(
-                    conn, AskEvent(ask_id=record.id, at=record.created_at, kind=EventKind.CREATED)
+                    conn,
+                    self._audit_key,
+                    AskEvent(ask_id=record.id, at=record.created_at, kind=EventKind.CREATED),
                 )
             return record, True
 
@@ -138,7 +153,7 @@ class SqliteStore(Connected[SqliteFile]):
                     " record = excluded.record",
                     ask_row(record),
                 )
-                _append(conn, event)
+                _append(conn, self._audit_key, event)
 
         await self._db.run(save)
 
@@ -148,7 +163,7 @@ class SqliteStore(Connected[SqliteFile]):
         def log(conn: sqlite3.Connection) -> None:
             with transaction(conn):
                 try:
-                    _append(conn, event)
+                    _append(conn, self._audit_key, event)
                 except sqlite3.IntegrityError as error:
                     raise KeyError(event.ask_id) from error
 
@@ -229,7 +244,7 @@ class SqliteStore(Connected[SqliteFile]):
                 ).rowcount
                 if not won:
                     return _not_written(conn, record.id)
-                _append(conn, event)
+                _append(conn, self._audit_key, event)
             return True
 
         return await self._db.write_now(settle)
@@ -303,7 +318,7 @@ class SqliteStore(Connected[SqliteFile]):
                 ).rowcount
                 if not written:
                     return _not_written(conn, record.id)
-                _append(conn, event)
+                _append(conn, self._audit_key, event)
             return True
 
         return await self._db.run(advance)
@@ -462,6 +477,7 @@ class SqliteStore(Connected[SqliteFile]):
                     if unused:
                         conn.execute("DELETE FROM leases WHERE name = ?", (thread_lease(session),))
                 conn.execute("DELETE FROM inbox WHERE received_at < ?", (before,))
+                _purge_audit(conn, self._audit_key, before, len(expired))
             return len(expired)
 
         return await self._db.run(purge)
@@ -479,9 +495,73 @@ class SqliteStore(Connected[SqliteFile]):
                 _delete_asks(conn, [ask_id])
                 # Interaction bodies carry the ask id in their button values and metadata.
                 conn.execute("DELETE FROM inbox WHERE instr(body, ?) > 0", (ask_id,))
+                _chain(
+                    conn,
+                    self._audit_key,
+                    AuditEntry(at=time.time(), kind=AuditKind.ERASED, ask_id=ask_id),
+                )
             return True
 
         return await self._db.run(erase)
+
+    # --- the audit chain ------------------------------------------------------------------
+
+    async def audit_append(self, entry: AuditEntry) -> AuditRow:
+        """See `AskStore.audit_append`."""
+
+        def append(conn: sqlite3.Connection) -> AuditRow:
+            with transaction(conn):
+                return _chain(conn, self._audit_key, entry)
+
+        return await self._db.run(append)
+
+    async def audit_rows(self) -> list[AuditRow]:
+        """See `AskStore.audit_rows`."""
+
+        def rows(conn: sqlite3.Connection) -> list[AuditRow]:
+            found = conn.execute(
+                "SELECT seq, at, kind, ask_id, actor, payload, prev_mac, mac FROM audit"
+                " ORDER BY seq"
+            )
+            return [audit_row_from(row) for row in found]
+
+        return await self._db.run(rows)
+
+    async def audit_anchor(self) -> AuditLink | None:
+        """See `AskStore.audit_anchor`."""
+
+        def anchor(conn: sqlite3.Connection) -> AuditLink | None:
+            row = conn.execute("SELECT seq, mac FROM audit_anchor WHERE one = 1").fetchone()
+            return None if row is None else AuditLink(seq=row[0], mac=row[1])
+
+        return await self._db.run(anchor)
+
+    async def audit_publish(self, at: float) -> AuditLink | None:
+        """See `AskStore.audit_publish`."""
+
+        def publish(conn: sqlite3.Connection) -> AuditLink | None:
+            with transaction(conn):
+                row = conn.execute("SELECT seq, mac FROM audit_head WHERE one = 1").fetchone()
+                if row is None:
+                    return None
+                conn.execute(
+                    "INSERT INTO audit_published (seq, mac, at) VALUES (?, ?, ?)",
+                    (row[0], row[1], at),
+                )
+            return AuditLink(seq=row[0], mac=row[1])
+
+        return await self._db.run(publish)
+
+    async def audit_published(self) -> AuditLink | None:
+        """See `AskStore.audit_published`."""
+
+        def published(conn: sqlite3.Connection) -> AuditLink | None:
+            row = conn.execute(
+                "SELECT seq, mac FROM audit_published ORDER BY seq DESC, rowid DESC LIMIT 1"
+            ).fetchone()
+            return None if row is None else AuditLink(seq=row[0], mac=row[1])
+
+        return await self._db.run(published)
 
 
 def _delete_asks(conn: sqlite3.Connection, ask_ids: list[str]) -> None:
@@ -497,11 +577,57 @@ def _delete_asks(conn: sqlite3.Connection, ask_ids: list[str]) -> None:
     )
 
 
-def _append(conn: sqlite3.Connection, event: AskEvent) -> None:
+def _append(conn: sqlite3.Connection, key: bytes, event: AskEvent) -> None:
+    """Append `event` and its audit row, inside the caller's write transaction."""
     conn.execute(
         "INSERT INTO events (ask_id, at, kind, actor, detail) VALUES (?, ?, ?, ?, ?)",
         event_row(event),
     )
+    _chain(conn, key, entry_of(event))
+
+
+def _chain(conn: sqlite3.Connection, key: bytes, entry: AuditEntry) -> AuditRow:
+    """Append `entry` to the audit chain after its head. The caller holds the write lock
+    (BEGIN IMMEDIATE), so no other writer, in this process or another, reads the same head."""
+    found = conn.execute("SELECT seq, mac FROM audit_head WHERE one = 1").fetchone()
+    row = chained(key, entry, None if found is None else AuditLink(seq=found[0], mac=found[1]))
+    conn.execute(
+        "INSERT INTO audit (seq, at, kind, ask_id, actor, payload, prev_mac, mac)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        (row.seq, row.at, row.kind, row.ask_id, row.actor, row.payload, row.prev_mac, row.mac),
+    )
+    conn.execute(
+        "INSERT INTO audit_head (one, seq, mac) VALUES (1, ?, ?) ON CONFLICT (one)"
+        " DO UPDATE SET seq = excluded.seq, mac = excluded.mac",
+        (row.seq, row.mac),
+    )
+    return row
+
+
+def _purge_audit(conn: sqlite3.Connection, key: bytes, before: float, asks: int) -> None:
+    """Retention of the log itself: the rows written before `before` go (a prefix of the
+    chain), the last one's link is kept as the anchor `verify` starts from, and the purge is
+    logged with that anchor, so the chain still verifies."""
+    last = conn.execute(
+        "SELECT seq, mac FROM audit WHERE seq = (SELECT max(seq) FROM audit WHERE at < ?)",
+        (before,),
+    ).fetchone()
+    if last is None and not asks:
+        return
+    payload = AuditPayload(purged_asks=asks)
+    if last is not None:
+        conn.execute("DELETE FROM audit WHERE seq <= ?", (last[0],))
+        conn.execute(
+            "INSERT INTO audit_anchor (one, seq, mac) VALUES (1, ?, ?) ON CONFLICT (one)"
+            " DO UPDATE SET seq = excluded.seq, mac = excluded.mac",
+            (last[0], last[1]),
+        )
+        payload = AuditPayload(purged_asks=asks, through_seq=last[0], anchor_mac=last[1])
+    else:
+        anchor = conn.execute("SELECT seq, mac FROM audit_anchor WHERE one = 1").fetchone()
+        if anchor is not None:  # the anchor stays: the latest purge names it again
+            payload = AuditPayload(purged_asks=asks, through_seq=anchor[0], anchor_mac=anchor[1])
+    _chain(conn, key, AuditEntry(at=before, kind=AuditKind.PURGED, payload=payload))
 
 
 def _not_written(conn: sqlite3.Connection, ask_id: str) -> Literal[False]:

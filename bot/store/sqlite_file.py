@@ -137,6 +137,27 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             record TEXT NOT NULL
         )""",
     ),
+    (
+        # The tamper-evident decision log (bot/store/audit.py): `audit_head` is the chain's
+        # last link (read and moved under the write lock), `audit_anchor` the last link a
+        # purge removed, `audit_published` the heads posted to the audit channel.
+        """CREATE TABLE IF NOT EXISTS audit (
+            seq INTEGER PRIMARY KEY,
+            at REAL NOT NULL,
+            kind TEXT NOT NULL,
+            ask_id TEXT,
+            actor TEXT,
+            payload TEXT NOT NULL,
+            prev_mac TEXT NOT NULL,
+            mac TEXT NOT NULL
+        )""",
+        "CREATE TABLE IF NOT EXISTS audit_head (one INTEGER PRIMARY KEY CHECK (one = 1),"
+        " seq INTEGER NOT NULL, mac TEXT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS audit_anchor (one INTEGER PRIMARY KEY CHECK (one = 1),"
+        " seq INTEGER NOT NULL, mac TEXT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS audit_published (seq INTEGER NOT NULL, mac TEXT NOT NULL,"
+        " at REAL NOT NULL)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -308,3 +308,28 @@ def test_a_retention_that_is_not_a_positive_duration_is_refused(value: str) -> N
         "  - SLACK_QUESTIONS_RETENTION must be how long settled asks are kept, with its unit "
         f"(90d, 12h, 30m), or forever to never purge them, not {value!r}"
     )
+
+
+def test_an_audit_key_shorter_than_32_characters_is_refused() -> None:
+    assert "SLACK_QUESTIONS_AUDIT_KEY must be at least 32 characters" in problems(
+        {"SLACK_QUESTIONS_AUDIT_KEY": "too-short"}
+    )
+
+
+def test_the_audit_key_is_kept_as_a_secret() -> None:
+    config = load_config({"SLACK_QUESTIONS_AUDIT_KEY": "k" * 32}, parse_args([]))
+    assert config.audit_key is not None
+    assert config.audit_key.get_secret_value() == "k" * 32
+    assert "k" * 32 not in repr(config)
+
+
+def test_the_audit_channel_and_period_are_read() -> None:
+    env = {"SLACK_QUESTIONS_AUDIT_CHANNEL": "C0AUDIT", "SLACK_QUESTIONS_AUDIT_EVERY": "60"}
+    config = load_config(env, parse_args([]))
+    assert (config.audit_channel, config.audit_every_s) == ("C0AUDIT", 60.0)
+
+
+def test_an_audit_channel_that_is_no_channel_id_is_refused() -> None:
+    assert "SLACK_QUESTIONS_AUDIT_CHANNEL must be a channel id (C…), not '#audit'" in problems(
+        {"SLACK_QUESTIONS_AUDIT_CHANNEL": "#audit"}
+    )

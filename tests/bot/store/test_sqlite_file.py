@@ -152,7 +152,17 @@ async def test_a_settle_and_an_inbox_row_commit_on_the_loop_without_a_hop_to_the
         assert await store.settle(*answered("a1", "U_ALICE")) is True
         await store.inbox_add(inbox_item("i1"))
     on_loop = [statement for thread, statement in traced if thread == threading.get_ident()]
-    assert [s.split()[0] for s in on_loop] == ["BEGIN", "UPDATE", "INSERT", "COMMIT", "INSERT"]
+    # The settle: its event, then its audit row after the head (read, appended, moved).
+    assert [s.split()[0] for s in on_loop] == [
+        "BEGIN",
+        "UPDATE",
+        "INSERT",
+        "SELECT",
+        "INSERT",
+        "INSERT",
+        "COMMIT",
+        "INSERT",
+    ]
     assert scalar(db, "SELECT state FROM asks WHERE id = 'a1'") == "answered"
     assert scalar(db, "SELECT count(*) FROM inbox") == 1
 

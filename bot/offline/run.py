@@ -12,6 +12,8 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from pydantic import SecretStr
+
 from bot.config import Config, Mode
 from bot.offline.demo import run_demo
 from bot.offline.listen import (
@@ -23,6 +25,7 @@ from bot.offline.listen import (
 )
 from bot.parts import StartupError
 from bot.service.server import Server
+from bot.store.audit import OFFLINE_AUDIT_KEY
 from provider import AgentRegistry, UserQuestionService
 from slack_emulator import SlackEmulator, seed_workspace
 from slack_emulator.playground import Playground
@@ -124,8 +127,17 @@ def _against(config: Config, emu: SlackEmulator, channel: str, db_path: Path) ->
     slack = config.slack.model_copy(
         update={"api_url": emu.api_url, "channel": channel, "responders": responders}
     )
+    # The emulator's demo has nothing to prove to anyone: the offline key, said on purpose
+    # (the service warns of it only where a team relies on the log).
+    audit_key = config.audit_key or SecretStr(OFFLINE_AUDIT_KEY.decode())
     return config.model_copy(
-        update={"mode": Mode.HTTP, "slack": slack, "db_path": db_path, "host": LOOPBACK}
+        update={
+            "mode": Mode.HTTP,
+            "slack": slack,
+            "db_path": db_path,
+            "host": LOOPBACK,
+            "audit_key": audit_key,
+        }
     )
 
 

@@ -23,7 +23,7 @@ def help_text() -> str:
 
 def test_help_names_every_command_the_entry_point_dispatches() -> None:
     dispatched = re.findall(r'argv\[:1\] == \["([a-z-]+)"\]', Path(bot.cli.__file__).read_text())
-    assert sorted(dispatched) == ["credentials", "erase", "hook", "mcp"]
+    assert sorted(dispatched) == ["audit", "credentials", "erase", "hook", "mcp"]
     listed = re.findall(r"^  python -m bot ([a-z-]+)", help_text(), re.MULTILINE)
     assert sorted(listed) == sorted(dispatched)
 

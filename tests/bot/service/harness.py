@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import aiohttp
 
@@ -42,6 +42,9 @@ def service_emulator() -> SlackEmulator:
     return emu
 
 
+AUDIT_KEY: Final = "test-audit-key-" + "k" * 32
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -57,6 +60,8 @@ def service_env(emu: SlackEmulator, db: Path, port: int, **extra: str) -> dict[s
         "SLACK_QUESTIONS_CHANNEL": CHANNEL,
         "SLACK_QUESTIONS_DB": str(db),
         "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
+        # As an operator connected to Slack sets it (unset, the service warns: see test_audit).
+        "SLACK_QUESTIONS_AUDIT_KEY": AUDIT_KEY,
         # Today's meaning, said on purpose: anyone in the channel may answer.
         "SLACK_QUESTIONS_RESPONDERS": "*",
         "PORT": str(port),

@@ -60,6 +60,21 @@ async def test_the_admin_token_logs_one_warning_at_start(
     assert lines == [WARNING]
 
 
+async def test_connected_without_an_audit_key_it_warns_that_the_log_is_chained_with_a_public_key(
+    emu: SlackEmulator, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="bot.service.server"):
+        async with in_process(
+            emu, tmp_path / "a.db", SLACK_QUESTIONS_AUDIT_KEY="", SLACK_QUESTIONS_RELAY_TOKEN=""
+        ):
+            pass
+    lines = [r.getMessage() for r in caplog.records if r.name == "bot.service.server"]
+    assert lines == [
+        "SLACK_QUESTIONS_AUDIT_KEY is unset: the decision log is chained with the offline key,"
+        " which is public; set it (e.g. openssl rand -hex 32) to make it tamper-evident"
+    ]
+
+
 async def test_without_the_admin_token_no_warning_and_a_stored_credential_serves(
     emu: SlackEmulator,
     tmp_path: Path,

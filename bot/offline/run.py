@@ -24,8 +24,7 @@ from bot.offline.listen import (
     playground_address,
 )
 from bot.parts import StartupError
-from bot.service.server import Server
-from bot.store.audit import OFFLINE_AUDIT_KEY
+from bot.service.server import OFFLINE_AUDIT_KEY, Server
 from provider import AgentRegistry, UserQuestionService
 from slack_emulator import SlackEmulator, seed_workspace
 from slack_emulator.playground import Playground

@@ -38,7 +38,7 @@ from bot.slack.requests import (
 from bot.slack.socket_mode import PING_INTERVAL_S, SocketModeRunner
 from bot.slack_provider import SlackQuestionProvider
 from bot.store import AskStore
-from bot.store.audit import OFFLINE_AUDIT_KEY
+from bot.store.audit import OFFLINE_AUDIT_KEY as OFFLINE_AUDIT_KEY  # for offline mode
 from bot.store.sqlite import SqliteStore, StoreError
 
 if TYPE_CHECKING:

@@ -113,9 +113,10 @@ async def start_terminal(
     tmp: Path,
     api_url: str,
     relay_url: str,
+    *flags: str,
     settings: dict[str, object] | None = None,
 ) -> Terminal:
-    """`claude` (no `-p`) in a fresh project under `tmp`, on a pty, offline: the fake API, a
+    """`claude FLAGS` (no `-p`) in a fresh project under `tmp`, on a pty, offline: the fake API, a
     temporary, already onboarded HOME, no updater, no other traffic; `settings` (default: our
     hook) as the project's `.claude/settings.json`."""
     binary = claude_or_skip()
@@ -144,6 +145,7 @@ async def start_terminal(
     try:
         proc = await asyncio.create_subprocess_exec(
             str(binary),
+            *flags,
             cwd=project,
             env=env,
             stdin=slave,

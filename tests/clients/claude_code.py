@@ -27,6 +27,8 @@ CLIENTS: Final = Path(__file__).resolve().parent
 CLAUDE: Final = CLIENTS / "node_modules" / ".bin" / "claude"
 # How long Claude Code may take for a whole scripted run (its own start-up is ~0.5 s).
 RUN_S: Final = 60.0
+# docs/claude-code-hooks.md's `statusMessage`: Claude Code's spinner text while the hook waits.
+STATUS_MESSAGE: Final = "Asking a person in Slack; Esc withdraws the question"
 
 
 def claude_or_skip() -> Path:
@@ -54,7 +56,14 @@ def hook_settings(
     command = " ".join(
         [sys.executable, "-m", "bot", "hook", "claude-code", "--timeout", str(timeout), *hook_args]
     )
-    hook = {"type": "command", "command": command, "timeout": timeout}
+    hook = {
+        "type": "command",
+        "command": command,
+        "timeout": timeout,
+        # The terminal UI shows only this while a hook runs (not its stderr): say where the
+        # question went.
+        "statusMessage": STATUS_MESSAGE,
+    }
     return {
         "hooks": {"PreToolUse": [{"matcher": matcher, "hooks": [hook]} for matcher in matchers]}
     }

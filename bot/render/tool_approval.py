@@ -55,6 +55,8 @@ from bot.render.revealed import Revealed, reveal
 from bot.render.text import cut_escaped, escape, escaped_within, truncate
 from provider import AskUserQuestionItem, ToolApprovalIntent
 
+# How long "Allow for this session" lasts (`bot.interactions.session_grants`).
+SESSION_GRANT_TTL = 8 * 3600.0
 # A box's fences and the line break after its lead.
 BOX_OVERHEAD = len("\n```\n\n```") + 2
 # How much of the input the message itself shows: more is read in the modal.
@@ -461,6 +463,33 @@ class Card:
             value=AskRef(self.ask_id).encode(),
         )
 
+    def session_button(self) -> ButtonElement | None:
+        """ "Allow for this session", beside Allow, when the call names its agent session and
+        one approval decides it: allows it and stores a grant of exactly this call."""
+        if self.intent.session is None or self.intent.tool is None:
+            return None
+        if self.status.needed > 1 or self.status.approvals:
+            return None
+        hours = int(SESSION_GRANT_TTL // 3600)
+        return ButtonElement(
+            action_id=Action.SESSION,
+            text=PlainTextObject(text="Allow for this session"),
+            value=AskRef(self.ask_id).encode(),
+            confirm=ConfirmObject(
+                title="Allow for this session?",
+                text=PlainTextObject(
+                    text=truncate(
+                        f"{self.tool} runs now, and this agent session's calls of it with "
+                        f"exactly this input are allowed without asking for {hours} hours.",
+                        300,
+                    ),
+                    emoji=False,
+                ),
+                confirm="Allow for this session",
+                deny="Not yet",
+            ),
+        )
+
     def reason_button(self) -> ButtonElement:
         """A typed answer, which never allows: a refusal with a reason."""
         return ButtonElement(
@@ -564,7 +593,8 @@ def tool_approval_message(
     elif not_here is not None:
         blocks.append(made.note_block(not_here))
     else:
-        elements += [made.allow_button(), *filter(None, [made.edit_button()])]
+        extra = [made.session_button(), made.edit_button()]
+        elements += [made.allow_button(), *filter(None, extra)]
     elements += made.refusals()
     if not shown.whole:
         elements.append(made.view_all_button())
@@ -594,6 +624,8 @@ def tool_approval_modal(
         if not_here is not None:
             blocks.append(made.note_block(not_here, 1))
         elements = [] if not_here is not None else [made.allow_button()]
+        session = made.session_button() if not_here is None else None
+        elements += [session] if session is not None else []
         edit = made.edit_button() if not_here is None else None
         elements += [edit] if edit is not None else []
         elements += made.refusals()

@@ -389,17 +389,15 @@ class Card:
             for i, text in enumerate(sections)
         ]
 
-    def status_block(self) -> Block | None:
-        """Approvals needed and given, and whether the requester may approve; None when the
-        policy asks for nothing beyond one approval by anyone who may answer."""
+    def status_block(self) -> Block:
+        """Why it asks (the rule that matched, or the default), approvals needed and given,
+        and whether the requester may approve."""
         status = self.status
-        lines: list[str] = []
+        lines = [why_asked(status)]
         if status.needed > 1 or status.reviewers or status.approvals:
             lines.append(_status_line(status))
         if status.requester and not status.requester_may_approve:
             lines.append(f"Requested for <@{status.requester}>, who may not allow it themselves.")
-        if not lines:
-            return None
         return ContextBlock(
             block_id=self.aux(BlockKind.TOOL_STATUS),
             elements=[MarkdownTextObject(verbatim=True, text="\n".join(lines))],
@@ -528,6 +526,14 @@ class Card:
         return None
 
 
+def why_asked(status: ReviewStatus) -> str:
+    """The card's line saying why people are asked: the `[[tools]]` rule that asks, or none
+    matched and the default asks."""
+    if status.rule is not None:
+        return f"Rule `{escaped_within(status.rule, REVIEW_MAX)}` asks."
+    return "No rule matched: the default asks."
+
+
 def _lines_within(lines: list[str]) -> str:
     out: list[str] = []
     size = 0
@@ -581,9 +587,7 @@ def tool_approval_message(
     made = card(ask_id, layout, agent_name, agent_id, status)
     shown = made.message_fit
     blocks = made.top() + made.field_blocks(shown.sections)
-    status_block = made.status_block()
-    if status_block is not None:
-        blocks.append(status_block)
+    blocks.append(made.status_block())
     elements: list[ButtonElement] = []
     not_here = made.not_here()
     if not shown.whole:

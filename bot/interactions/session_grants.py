@@ -22,6 +22,7 @@ from bot.block_ids import AskRef
 from bot.clock import Clock
 from bot.interactions.admission import Admission
 from bot.interactions.approvals import Approvals
+from bot.render.decided import when
 from bot.render.tool_approval import SESSION_GRANT_TTL, card
 from bot.review import REGEX_PREFIX, ReviewPolicies
 from bot.slack.messages import AskMessages
@@ -89,7 +90,12 @@ class SessionGrants:
         )
         # Stored before the call is allowed: the agent's next call may follow at once.
         await self._store.add_grant(grant)
-        await self._approvals.approve(live, user)
+        assert grant.expires_at is not None
+        await self._approvals.approve(
+            live,
+            user,
+            reason=f"for this session (until {when(grant.expires_at)})",
+        )
 
     async def _refused(self, live: LiveAsk, user: str) -> str | None:
         """Why `user` may not grant this call for its session; None: they may."""

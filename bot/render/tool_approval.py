@@ -691,7 +691,9 @@ def ending(made: Card, settlement: Settlement) -> str:
     if item.selected == [made.intent.allow] and item.custom is None:
         by = ", ".join(f"<@{user}>" for user, _ in made.status.approvals) or who
         edited = " with the input edited (above)" if item.updated_input is not None else ""
-        return f"✅ Allowed by {by}{edited} · {stamp}"
+        # A person's allow carries a reason only when it did more: "for this session (…)".
+        more = f" {settlement.reason}" if settlement.reason else ""
+        return f"✅ Allowed by {by}{edited}{more} · {stamp}"
     line = f"❌ Denied by {who} · {stamp}"
     chosen = [label for label in item.selected if label not in ("Deny", made.intent.allow)]
     if chosen:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from bot.render.decided import when
 from bot.service.server import Server
+from bot.store import EventKind
 from slack_emulator import SlackEmulator
 
 from ..harness import ALICE, BOB
@@ -99,3 +101,34 @@ async def test_someone_who_may_not_allow_is_refused_and_no_grant_is_stored(
     assert await alice_reviews.provider.store.grants() == []
     await emu.person(ALICE).click(message, text="Deny")
     assert (await hook.finished()).output["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+async def test_the_decided_card_says_allowed_for_this_session_until_the_grant_expires(
+    server: Server, emu: SlackEmulator
+) -> None:
+    await allow_for_session(server, emu)
+    [grant] = await server.provider.store.grants()
+    assert grant.expires_at is not None
+    first = await posted(emu)
+    verdict = [
+        b["text"]["text"]
+        for b in emu.message(first.channel, first.ts).blocks
+        if b["type"] == "section" and str(b["text"]["text"]).startswith("✅")
+    ]
+    assert len(verdict) == 1
+    assert verdict[0].startswith(
+        f"✅ Allowed by <@{ALICE}> for this session (until <!date^{int(grant.expires_at)}^"
+    )
+
+
+async def test_allow_for_this_session_logs_until_when_on_the_answered_event(
+    server: Server, emu: SlackEmulator
+) -> None:
+    await allow_for_session(server, emu)
+    [grant] = await server.provider.store.grants()
+    [record] = await server.provider.asks.recent()
+    events = await server.provider.store.events(record.id)
+    assert grant.expires_at is not None
+    assert [(e.actor, e.detail) for e in events if e.kind is EventKind.ANSWERED] == [
+        (ALICE, f"for this session (until {when(grant.expires_at)})")
+    ]

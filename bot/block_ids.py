@@ -32,6 +32,7 @@ class Action(StrEnum):
     PLAN = "sq_plan"  # plan review: the whole plan in a modal, page by page
     DIFF = "sq_diff"  # plan review: what changed since the declined revision
     EDIT = "sq_edit"  # tool approval / plan review: open "Edit and allow" / "Edit and approve"
+    SESSION = "sq_session"  # tool approval: allow, and grant the same call for the session
 
 
 class Callback(StrEnum):

@@ -27,6 +27,7 @@ from bot.interactions.edits import Edits
 from bot.interactions.intake import Intake
 from bot.interactions.origins import BotIdentity, Origins
 from bot.interactions.plan_reviews import PlanReviews
+from bot.interactions.session_grants import SessionGrants
 from bot.metrics import Metrics
 from bot.review import ReviewPolicies
 from bot.slack.api import (
@@ -176,7 +177,17 @@ def build(
     )
     origins = Origins()
     edits = Edits(asks, admission, messages, settings.review, clock)
-    intake = Intake(answering, plan_reviews, kept, clock, tasks, origins, edits=edits)
+    session_grants = SessionGrants(asks, admission, messages, settings.review, kept, clock)
+    intake = Intake(
+        answering,
+        plan_reviews,
+        kept,
+        clock,
+        tasks,
+        origins,
+        edits=edits,
+        session_grants=session_grants,
+    )
     audience = Audience(
         client, responders, settings.review, ChannelMembers(client), channel=settings.channel
     )

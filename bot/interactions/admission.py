@@ -106,6 +106,7 @@ class Admission:
         items: list[AskUserQuestionAnswerItem],
         *,
         lookups: bool = True,
+        reason: str | None = None,
     ) -> bool:
         """Settle the ask with `items` as `user`'s answer, unless someone was first; whether
         this answer decided it.
@@ -134,11 +135,19 @@ class Admission:
                 answer=answer,
                 show_later=True,
             )
-        return await self.settle_answer(claimed, user, answer)
+        return await self.settle_answer(claimed, user, answer, reason=reason)
 
-    async def settle_answer(self, live: LiveAsk, user: str, answer: AskUserQuestionAnswer) -> bool:
+    async def settle_answer(
+        self,
+        live: LiveAsk,
+        user: str,
+        answer: AskUserQuestionAnswer,
+        *,
+        reason: str | None = None,
+    ) -> bool:
         """Settle a claimed ask with `answer`, checked against the seam's contract first;
-        whether it was this answer that decided the ask."""
+        whether it was this answer that decided the ask. `reason`: what the answer did beyond
+        answering (a grant made with it), shown on the decided card and logged."""
         try:
             check_answer(live.record.request, answer)
         except AnswerContractError as broken:
@@ -154,7 +163,12 @@ class Admission:
             )
             return False
         if not await self._asks.settle(
-            live.record.id, Verdict.ANSWERED, claimed=live, actor=user, answer=answer
+            live.record.id,
+            Verdict.ANSWERED,
+            claimed=live,
+            actor=user,
+            answer=answer,
+            reason=reason,
         ):
             await self.too_late(user, live.record.id)  # another replica settled it first
             return False

@@ -55,7 +55,12 @@ class Approvals:
         return bool(enforced_on_clicks(policy, kind, live.record.requester))
 
     async def approve(
-        self, live: LiveAsk, user: str, updated_input: dict[str, JsonValue] | None = None
+        self,
+        live: LiveAsk,
+        user: str,
+        updated_input: dict[str, JsonValue] | None = None,
+        *,
+        reason: str | None = None,
     ) -> None:
         """Count `user`'s approval of a review they were admitted to, unless its policy
         refuses it; approve the review once the policy's count is reached. `updated_input`:
@@ -107,7 +112,7 @@ class Approvals:
         item = AskUserQuestionAnswerItem(
             id=question.id, selected=[question.intent.label], updated_input=updated_input
         )
-        await self._admission.answer(live, user, [item])
+        await self._admission.answer(live, user, [item], reason=reason)
 
     def refusal(self, live: LiveAsk, user: str, *, edited: bool = False) -> str | None:
         """What `user` is told when their approval (edited or not) would not count; None:

@@ -69,6 +69,14 @@ class Pick(_Command):
 
 
 @dataclass(frozen=True, slots=True)
+class AllowSession(_Command):
+    """ "Allow for this session" clicked on a tool approval."""
+
+    user: str
+    ref: AskRef
+
+
+@dataclass(frozen=True, slots=True)
 class SubmitPart(_Command):
     """Submit pressed under a form part in the message."""
 
@@ -220,6 +228,7 @@ class OpenEdit(_Opening):
 
 Command = (
     Pick
+    | AllowSession
     | SubmitPart
     | SubmitForm
     | SubmitOther
@@ -310,6 +319,8 @@ def _block_actions(body: dict[str, object]) -> Command | None:
         return OpenDiff(user, AskRef.of(ref), trigger)
     if control is Action.EDIT:
         return OpenEdit(user, AskRef.of(ref), trigger, push=in_modal)
+    if control is Action.SESSION:
+        return AllowSession(user, AskRef.of(ref))
     assert_never(control)  # a new control needs its command here
 
 

@@ -31,6 +31,7 @@ from urllib.parse import parse_qsl
 from bot.clock import Clock
 from bot.interactions.answering import Answering
 from bot.interactions.commands import (
+    AllowSession,
     Approve,
     CloseForm,
     Command,
@@ -53,6 +54,7 @@ from bot.interactions.commands import (
 from bot.interactions.edits import Edits
 from bot.interactions.origins import Origins
 from bot.interactions.plan_reviews import PlanReviews
+from bot.interactions.session_grants import SessionGrants
 from bot.store import AskStore, InboxItem, InboxKind
 from bot.tasks import Tasks
 
@@ -82,9 +84,11 @@ class Intake:
         origins: Origins,
         *,
         edits: Edits,
+        session_grants: SessionGrants,
     ) -> None:
         self._answering = answering
         self._edits = edits
+        self._session_grants = session_grants
         self._origins = origins
         self._plan_reviews = plan_reviews
         self._store = store
@@ -152,6 +156,8 @@ class Intake:
                 await self._edits.open(user, ref, trigger_id, push=push)
             case SubmitEdit(user, meta, values):
                 await self._edits.submit(user, meta, values)
+            case AllowSession(user, ref):
+                await self._session_grants.allow(user, ref)
             case _:
                 assert_never(command)
 

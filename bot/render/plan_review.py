@@ -51,6 +51,7 @@ class ReviewStatus:
     requester: str | None = None  # whose agent asks; may they approve: `requester_may_approve`
     requester_may_approve: bool = False
     where: str | None = None  # in_slack False: where the policy says to approve instead
+    rule: str | None = None  # a tool approval: the `[[tools]]` rule that asks; None: no rule
 
     def diff(self, plan: str) -> PlanDiff | None:
         """The changes from the previous revision, if there is one."""

@@ -55,6 +55,8 @@ from bot.render.revealed import Revealed, reveal
 from bot.render.text import cut_escaped, escape, escaped_within, truncate
 from provider import AskUserQuestionItem, ToolApprovalIntent
 
+# How long "Allow for this session" lasts (`bot.interactions.session_grants`).
+SESSION_GRANT_TTL = 8 * 3600.0
 # A box's fences and the line break after its lead.
 BOX_OVERHEAD = len("\n```\n\n```") + 2
 # How much of the input the message itself shows: more is read in the modal.
@@ -387,17 +389,15 @@ class Card:
             for i, text in enumerate(sections)
         ]
 
-    def status_block(self) -> Block | None:
-        """Approvals needed and given, and whether the requester may approve; None when the
-        policy asks for nothing beyond one approval by anyone who may answer."""
+    def status_block(self) -> Block:
+        """Why it asks (the rule that matched, or the default), approvals needed and given,
+        and whether the requester may approve."""
         status = self.status
-        lines: list[str] = []
+        lines = [why_asked(status)]
         if status.needed > 1 or status.reviewers or status.approvals:
             lines.append(_status_line(status))
         if status.requester and not status.requester_may_approve:
             lines.append(f"Requested for <@{status.requester}>, who may not allow it themselves.")
-        if not lines:
-            return None
         return ContextBlock(
             block_id=self.aux(BlockKind.TOOL_STATUS),
             elements=[MarkdownTextObject(verbatim=True, text="\n".join(lines))],
@@ -461,6 +461,33 @@ class Card:
             value=AskRef(self.ask_id).encode(),
         )
 
+    def session_button(self) -> ButtonElement | None:
+        """ "Allow for this session", beside Allow, when the call names its agent session and
+        one approval decides it: allows it and stores a grant of exactly this call."""
+        if self.intent.session is None or self.intent.tool is None:
+            return None
+        if self.status.needed > 1 or self.status.approvals:
+            return None
+        hours = int(SESSION_GRANT_TTL // 3600)
+        return ButtonElement(
+            action_id=Action.SESSION,
+            text=PlainTextObject(text="Allow for this session"),
+            value=AskRef(self.ask_id).encode(),
+            confirm=ConfirmObject(
+                title="Allow for this session?",
+                text=PlainTextObject(
+                    text=truncate(
+                        f"{self.tool} runs now, and this agent session's calls of it with "
+                        f"exactly this input are allowed without asking for {hours} hours.",
+                        300,
+                    ),
+                    emoji=False,
+                ),
+                confirm="Allow for this session",
+                deny="Not yet",
+            ),
+        )
+
     def reason_button(self) -> ButtonElement:
         """A typed answer, which never allows: a refusal with a reason."""
         return ButtonElement(
@@ -497,6 +524,14 @@ class Card:
                 f"Slack shows {fit_.shown:,}), so Allow is not offered here. You may deny it."
             )
         return None
+
+
+def why_asked(status: ReviewStatus) -> str:
+    """The card's line saying why people are asked: the `[[tools]]` rule that asks, or none
+    matched and the default asks."""
+    if status.rule is not None:
+        return f"Rule `{escaped_within(status.rule, REVIEW_MAX)}` asks."
+    return "No rule matched: the default asks."
 
 
 def _lines_within(lines: list[str]) -> str:
@@ -552,9 +587,7 @@ def tool_approval_message(
     made = card(ask_id, layout, agent_name, agent_id, status)
     shown = made.message_fit
     blocks = made.top() + made.field_blocks(shown.sections)
-    status_block = made.status_block()
-    if status_block is not None:
-        blocks.append(status_block)
+    blocks.append(made.status_block())
     elements: list[ButtonElement] = []
     not_here = made.not_here()
     if not shown.whole:
@@ -564,7 +597,8 @@ def tool_approval_message(
     elif not_here is not None:
         blocks.append(made.note_block(not_here))
     else:
-        elements += [made.allow_button(), *filter(None, [made.edit_button()])]
+        extra = [made.session_button(), made.edit_button()]
+        elements += [made.allow_button(), *filter(None, extra)]
     elements += made.refusals()
     if not shown.whole:
         elements.append(made.view_all_button())
@@ -594,6 +628,8 @@ def tool_approval_modal(
         if not_here is not None:
             blocks.append(made.note_block(not_here, 1))
         elements = [] if not_here is not None else [made.allow_button()]
+        session = made.session_button() if not_here is None else None
+        elements += [session] if session is not None else []
         edit = made.edit_button() if not_here is None else None
         elements += [edit] if edit is not None else []
         elements += made.refusals()
@@ -655,7 +691,9 @@ def ending(made: Card, settlement: Settlement) -> str:
     if item.selected == [made.intent.allow] and item.custom is None:
         by = ", ".join(f"<@{user}>" for user, _ in made.status.approvals) or who
         edited = " with the input edited (above)" if item.updated_input is not None else ""
-        return f"✅ Allowed by {by}{edited} · {stamp}"
+        # A person's allow carries a reason only when it did more: "for this session (…)".
+        more = f" {settlement.reason}" if settlement.reason else ""
+        return f"✅ Allowed by {by}{edited}{more} · {stamp}"
     line = f"❌ Denied by {who} · {stamp}"
     chosen = [label for label in item.selected if label not in ("Deny", made.intent.allow)]
     if chosen:

@@ -109,6 +109,7 @@ class AskMessages:
         name = self._policies.name_of(record)
         policy = self._policies.named(name)
         previous = await self._store.get(record.revises) if record.revises else None
+        ruled = self._policies.rule_decision(record.questions)
         return ReviewStatus(
             needed=policy.approvals,
             approvals=tuple((a.by, a.at) for a in record.approvals),
@@ -121,6 +122,7 @@ class AskMessages:
             requester=record.requester,
             requester_may_approve=policy.requester_may_approve,
             where=policy.where,
+            rule=ruled.name if ruled is not None else None,
         )
 
     def settlement_of(self, record: AskRecord, part: int) -> Settlement:

@@ -24,6 +24,7 @@ from slack_emulator import check_blocks, check_view
 
 from .tool_cards import (
     allow_button,
+    buttons,
     expected_fields,
     field_text,
     labels,
@@ -361,13 +362,55 @@ def test_a_tool_never_approved_in_slack_without_a_place_says_so_generically() ->
 def test_a_quorum_shows_how_many_of_how_many_approvals_and_who() -> None:
     status = ReviewStatus(needed=2, approvals=((BOB, AT),), reviewers="<!subteam^S0SEC0001>")
     assert block(message(BASH, status), "ts") == (
+        "No rule matched: the default asks.\n"
         f"Needs 2 approvals from <!subteam^S0SEC0001> · 1 of 2 approvals: <@{BOB}>"
     )
 
 
 def test_a_requester_who_may_not_allow_is_told_on_the_card() -> None:
     assert block(message(BASH, ReviewStatus(requester=BOB)), "ts") == (
+        "No rule matched: the default asks.\n"
         f"Requested for <@{BOB}>, who may not allow it themselves."
+    )
+
+
+def test_the_card_names_the_rule_that_asks() -> None:
+    assert block(message(BASH, ReviewStatus(rule="git-writes")), "ts") == "Rule `git-writes` asks."
+
+
+def test_the_card_says_the_default_asks_when_no_rule_matched() -> None:
+    assert block(message(BASH), "ts") == "No rule matched: the default asks."
+
+
+def test_allow_for_this_session_is_offered_beside_allow_for_a_call_naming_its_session() -> None:
+    assert labels(message(BASH, session="s-1")) == [
+        "Allow",
+        "Allow for this session",
+        "Edit and allow",
+        "Deny",
+        "Other…",
+    ]
+
+
+def test_allow_for_this_session_is_not_offered_without_a_session() -> None:
+    assert "Allow for this session" not in labels(message(BASH))
+
+
+def test_allow_for_this_session_is_not_offered_where_two_approvals_are_needed() -> None:
+    assert "Allow for this session" not in labels(
+        message(BASH, ReviewStatus(needed=2), session="s-1")
+    )
+
+
+def test_allow_for_this_session_says_what_it_grants_and_for_how_long() -> None:
+    [button] = [
+        b
+        for b in buttons(message(BASH, session="s-1"))
+        if b["text"]["text"] == "Allow for this session"
+    ]
+    assert button["confirm"]["text"]["text"] == (
+        "Bash runs now, and this agent session's calls of it with exactly this input are "
+        "allowed without asking for 8 hours."
     )
 
 

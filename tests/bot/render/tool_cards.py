@@ -34,6 +34,7 @@ def tool_request(
     *,
     tool: str | None = "Bash",
     options: Sequence[str] = ("Allow", "Deny"),
+    session: str | None = None,
 ) -> AskUserQuestionRequest:
     """A lone tool approval of `tool_input`, as the Claude Code hook asks it."""
     return AskUserQuestionRequest.model_validate(
@@ -50,6 +51,7 @@ def tool_request(
                         "allow": "Allow",
                         "tool": tool,
                         "input": dict(tool_input),
+                        **({"session": session} if session is not None else {}),
                     },
                 }
             ]

@@ -28,6 +28,7 @@ from bot.interactions.intake import Intake
 from bot.interactions.origins import BotIdentity, Origins
 from bot.interactions.plan_reviews import PlanReviews
 from bot.interactions.session_grants import SessionGrants
+from bot.interactions.team_commands import Subcommand, Subcommands
 from bot.metrics import Metrics
 from bot.review import ReviewPolicies
 from bot.slack.api import (
@@ -192,6 +193,9 @@ def build(
         client, responders, settings.review, ChannelMembers(client), channel=settings.channel
     )
     team = TeamView(kept, client, audience, settings.review)
+    # `/agent-questions <word>`: each feature's subcommand, one entry per line.
+    subcommand_list: dict[str, Subcommand] = {}
+    subcommands = Subcommands(subcommand_list)
     app = build_app(
         client,
         signing_secret=settings.signing_secret,
@@ -199,6 +203,7 @@ def build(
         team=team,
         tasks=tasks,
         origins=origins,
+        subcommands=subcommands,
     )
     return Parts(
         settings=settings,

@@ -10,6 +10,7 @@ from slack_bolt.logger.messages import warning_client_prioritized_and_token_skip
 from bot.interactions.intake import Intake
 from bot.interactions.listeners import register_listeners, register_team_view
 from bot.interactions.origins import Origins
+from bot.interactions.team_commands import Subcommands
 from bot.slack.api import SlackClient
 from bot.tasks import Tasks
 from bot.team import TeamView
@@ -23,6 +24,7 @@ def build_app(
     team: TeamView,
     tasks: Tasks,
     origins: Origins,
+    subcommands: Subcommands | None = None,
 ) -> AsyncApp:
     """An AsyncApp that answers each request as soon as its listener acks.
 
@@ -37,7 +39,7 @@ def build_app(
         logger=bolt_logger(),
     )
     register_listeners(app, intake)
-    register_team_view(app, team, tasks, origins)
+    register_team_view(app, team, tasks, origins, subcommands)
     return app
 
 

@@ -18,6 +18,7 @@ from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltRequest, AsyncResp
 from bot.block_ids import PICK_PATTERN, Action, Callback
 from bot.interactions.intake import Intake
 from bot.interactions.origins import Origins
+from bot.interactions.team_commands import CommandBody, CommandCall, Subcommands
 from bot.payloads import read
 from bot.store import InboxKind
 from bot.tasks import Tasks
@@ -72,10 +73,18 @@ class HomeOpened(BaseModel):
     tab: str
 
 
-def register_team_view(app: AsyncApp, team: TeamView, tasks: Tasks, origins: Origins) -> None:
+def register_team_view(
+    app: AsyncApp,
+    team: TeamView,
+    tasks: Tasks,
+    origins: Origins,
+    subcommands: Subcommands | None = None,
+) -> None:
     """Wire `/agent-questions` and the Home tab to `team`, the one team view (the relay's
-    list reads its permalinks too, so a link looked up for one is cached for both). A
-    request for another workspace or app is refused by `origins`, as every interaction is."""
+    list reads its permalinks too, so a link looked up for one is cached for both), and
+    `/agent-questions <word> …` to its subcommand. A request for another workspace or app is
+    refused by `origins`, as every interaction is."""
+    subs = subcommands or Subcommands()
 
     @app.command(COMMAND)
     async def on_command(ack: AsyncAck, body: dict[str, Any], respond: AsyncRespond | None) -> None:
@@ -83,11 +92,16 @@ def register_team_view(app: AsyncApp, team: TeamView, tasks: Tasks, origins: Ori
         await ack()
         if origins.refused(COMMAND, body):
             return
-        user = body.get("user_id")
-        if respond is None or respond.response_url is None or not isinstance(user, str):
+        fields = read(CommandBody, body)
+        if respond is None or respond.response_url is None or fields is None:
             log.warning("ignoring a %s without a response_url or user", COMMAND)
             return
-        tasks.spawn(team.answer_command(respond, user), name="team command")
+        word, args = subs.split(fields.text)
+        if not word:
+            tasks.spawn(team.answer_command(respond, fields.user_id), name="team command")
+            return
+        call = CommandCall(fields.user_id, args, fields.channel_id, fields.trigger_id, respond)
+        tasks.spawn(subs.run(word, call), name=f"team command {word}")
 
     @app.event("app_home_opened")
     async def on_home_opened(event: dict[str, Any], body: dict[str, Any]) -> None:

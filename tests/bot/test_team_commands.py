@@ -295,3 +295,21 @@ async def test_a_second_home_visit_publishes_the_list_again(bot: Bot) -> None:
     home = bot.emu.home(ALICE)
     assert home is not None
     assert texts(home.blocks)[6].startswith("*Which database?* → *Postgres*\n")
+
+
+async def test_an_unknown_subcommand_is_named_and_the_subcommands_are_listed(bot: Bot) -> None:
+    before = len(bot.emu.ephemerals(ALICE))
+    await bot.emu.person(ALICE).command(COMMAND, "frobnicate now")
+    await bot.emu.wait_for(lambda: len(bot.emu.ephemerals(ALICE)) > before, what="the reply")
+    shown = bot.emu.ephemerals(ALICE)[-1]
+    assert shown.text.splitlines()[0] == "`/agent-questions` has no subcommand `frobnicate`."
+    assert bot.emu.calls_to("chat.getPermalink") == []
+
+
+async def test_help_lists_what_the_bare_command_shows(bot: Bot) -> None:
+    before = len(bot.emu.ephemerals(ALICE))
+    await bot.emu.person(ALICE).command(COMMAND, "HELP")
+    await bot.emu.wait_for(lambda: len(bot.emu.ephemerals(ALICE)) > before, what="the reply")
+    assert bot.emu.ephemerals(ALICE)[-1].text.splitlines()[0] == (
+        "`/agent-questions` shows the asks waiting for an answer and the recent decisions."
+    )

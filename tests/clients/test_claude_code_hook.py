@@ -224,3 +224,72 @@ async def test_the_terminal_is_told_the_question_waits_in_slack(
         "slack-questions hook: asking a person in Slack, in the thread “Claude Code · project”, "
         "waiting up to 58 s; Esc here withdraws the question.\n",
     )
+
+
+FEATURES: dict[str, JsonValue] = {
+    "question": "Which checks should CI run?",
+    "header": "Checks",
+    "options": [
+        {"label": "Lint", "description": "ruff"},
+        {"label": "Type check", "description": "mypy --strict"},
+        {"label": "Security scan", "description": "pip-audit"},
+    ],
+    "multiSelect": True,
+}
+
+
+async def test_a_multi_select_answer_in_slack_is_what_the_model_reads(
+    server: Server, emu: SlackEmulator, tmp_path: Path
+) -> None:
+    only_questions = hook_settings(matchers=("AskUserQuestion",))
+    ask = ToolUse("AskUserQuestion", {"questions": [FEATURES]})
+    async with fake_anthropic(ask, Text("Setting them up.")) as api:
+        claude = await start_claude(
+            tmp_path, api.url, server.url, "", settings=only_questions, sdk=True
+        )
+        talk = asyncio.ensure_future(claude.converse("Set up CI"))
+        message = await posted(emu)
+        alice = emu.person(ALICE)
+        await alice.check(message, block_id="q1", values=["0", "2"])
+        await alice.click(message, text="Submit")
+        seen = await talk
+    assert [m for m in seen if m.get("type") == "control_request"] == []
+    [result] = api.tool_results()
+    assert "is_error" not in result
+    assert str(result["content"]) == (
+        'Your questions have been answered: "Which checks should CI run?"="Lint, Security scan". '
+        "You can now continue with these answers in mind."
+    )
+
+
+async def test_requested_plan_changes_reach_the_model_and_plan_mode_stays(
+    server: Server, emu: SlackEmulator, tmp_path: Path
+) -> None:
+    only_the_plan = hook_settings(matchers=("ExitPlanMode",))
+    async with fake_anthropic(
+        write_the_plan, ToolUse("ExitPlanMode", {}), Text("Revising the plan.")
+    ) as api:
+        claude = await start_claude(
+            tmp_path,
+            api.url,
+            server.url,
+            "",
+            "--permission-mode",
+            "plan",
+            settings=only_the_plan,
+            sdk=True,
+        )
+        talk = asyncio.ensure_future(claude.converse("Plan writing hi to f"))
+        alice = emu.person(ALICE)
+        await alice.click(await posted(emu), text="Request changes")
+        await emu.wait_for(lambda: bool(emu.views(ALICE)), what="the changes modal")
+        await alice.type(emu.views(ALICE)[0], block_id="plan", text="Write to g, not f.")
+        await alice.submit(emu.views(ALICE)[0])
+        await talk
+    result = api.tool_results()[-1]
+    assert (result["tool_use_id"], result["is_error"]) == ("toolu_01FakeScripted0001", True)
+    assert str(result["content"]) == (
+        f"PreToolUse:ExitPlanMode hook error: Slack user {ALICE} requested changes to the plan "
+        "in Slack: “Write to g, not f.”. Revise the plan with this in mind and present it again."
+    ), result["content"]
+    assert not (claude.project / "f").exists()

@@ -24,20 +24,26 @@ import pytest
 from ..bot.service.harness import RELAY_TOKEN, ROOT
 
 CLIENTS: Final = Path(__file__).resolve().parent
-CLAUDE: Final = CLIENTS / "node_modules" / ".bin" / "claude"
+# By package path, not node_modules/.bin: both pinned versions install a `claude` there.
+CLAUDE: Final = CLIENTS / "node_modules" / "@anthropic-ai" / "claude-code" / "bin" / "claude.exe"
+# The version issue 24's findings 1 and 2 were made with (package.json's alias): 2.1.332 itself
+# stops a hook on a hangup and reads no plan sent back as an edit, so those fixes are proven
+# on this one too.
+CLAUDE_2_1_197: Final = CLIENTS / "node_modules" / "claude-code-2.1.197" / "bin" / "claude.exe"
 # How long Claude Code may take for a whole scripted run (its own start-up is ~0.5 s).
 RUN_S: Final = 60.0
 # docs/claude-code-hooks.md's `statusMessage`: Claude Code's spinner text while the hook waits.
 STATUS_MESSAGE: Final = "Asking a person in Slack; Esc withdraws the question"
 
 
-def claude_or_skip() -> Path:
-    """The installed CLI; skips the test when `npm ci --prefix tests/clients` has not been run,
-    and fails it under CI=true (.ci/run installs it: CI must not skip the real client)."""
-    if CLAUDE.exists():
-        return CLAUDE
+def claude_or_skip(binary: Path = CLAUDE) -> Path:
+    """The installed CLI (`binary`: one of the pinned versions); skips the test when
+    `npm ci --prefix tests/clients` has not been run, and fails it under CI=true (.ci/run
+    installs it: CI must not skip the real client)."""
+    if binary.exists():
+        return binary
     reason = (
-        f"the real Claude Code CLI is not installed ({CLAUDE} is missing): "
+        f"the real Claude Code CLI is not installed ({binary} is missing): "
         "run `npm ci --prefix tests/clients`"
     )
     if os.environ.get("CI") == "true":
@@ -178,13 +184,15 @@ async def start_claude(
     settings: dict[str, object] | None = None,
     sdk: bool = False,
     env: dict[str, str] | None = None,
+    binary: Path = CLAUDE,
 ) -> ClaudeRun:
     """`claude -p PROMPT --output-format stream-json --verbose FLAGS` in a fresh project under
     `tmp`, offline: the fake API, a temporary HOME, no updater, no other traffic. `sdk`: the
     Agent SDK's mode instead (stream-json on stdin, permission prompts sent to the host, which
     is what offers AskUserQuestion and ExitPlanMode; the prompt then goes by `converse`).
-    `env`: more variables for Claude Code (its feature switches)."""
-    binary = claude_or_skip()
+    `env`: more variables for Claude Code (its feature switches); `binary`: which pinned
+    version runs."""
+    binary = claude_or_skip(binary)
     home, project = tmp / "home", tmp / "project"
     (project / ".claude").mkdir(parents=True)
     home.mkdir()

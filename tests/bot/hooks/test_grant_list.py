@@ -19,17 +19,19 @@ import pytest
 
 from bot.config import load_config, parse_args
 from bot.render.decided import when
+from bot.render.team_view import HOME_BLOCKS_MAX, home_view
 from bot.service.audit_command import main as audit_main
 from bot.service.server import Server
 from bot.store import Grant
 from bot.store.audit import AuditPayload
 from slack_emulator import Ephemeral, ManualClock, SlackEmulator
 
-from ..harness import ALICE, BOB, CAROL
+from ..harness import ALICE, BOB, CAROL, REVIEWERS
 from ..service.harness import AUDIT_KEY, in_process, service_env
 from .hook import SESSION, Hook, ask_posts, posted, pre_tool_use
 
 COMMAND = "/agent-questions"
+DAVE = "U0DAVE0004"
 BUILD = {"command": "make build"}
 BOTH_REVIEW = f"""
 [kinds.tool-approval]
@@ -189,6 +191,33 @@ async def test_someone_the_policy_does_not_let_allow_a_tool_sees_no_grants(
     )
 
 
+async def test_where_anyone_in_the_channel_may_allow_only_its_members_see_the_grants(
+    server: Server, emu: SlackEmulator
+) -> None:
+    emu.workspace.add_user(DAVE, name="dave")  # in the workspace, not in the channel
+    await server.provider.store.add_grant(grant())
+    member = await grants_list(server, emu, CAROL)
+    outsider = await grants_list(server, emu, DAVE)
+    assert (member.text, outsider.text) == (
+        "Grants: 1 active grant you may revoke",
+        "Grants: 0 active grants you may revoke",
+    )
+
+
+async def test_a_grant_of_a_group_reviewed_tool_is_seen_by_the_groups_members(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    async with serving(
+        emu, tmp_path, f'[kinds.tool-approval]\nreviewers = ["{REVIEWERS}"]\n'
+    ) as server:
+        await server.provider.store.add_grant(grant())
+        seen = [(await grants_list(server, emu, who)).text for who in (BOB, CAROL)]
+    assert seen == [
+        "Grants: 1 active grant you may revoke",
+        "Grants: 0 active grants you may revoke",
+    ]
+
+
 # --- revoking ----------------------------------------------------------------------------------
 
 
@@ -297,8 +326,6 @@ async def test_revoke_on_the_home_tab_publishes_it_again_saying_so(
 
 
 def test_the_home_tab_says_how_many_grants_it_does_not_show() -> None:
-    from bot.render.team_view import HOME_BLOCKS_MAX, home_view
-
     many = [grant(f"g{n}") for n in range(40)]
     view = home_view([], {}, grants=many).to_dict()
     blocks = view["blocks"]

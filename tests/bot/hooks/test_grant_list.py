@@ -218,6 +218,15 @@ async def test_a_grant_of_a_group_reviewed_tool_is_seen_by_the_groups_members(
     ]
 
 
+async def test_help_names_the_grants_subcommand(server: Server, emu: SlackEmulator) -> None:
+    before = len(emu.ephemerals(ALICE))
+    await emu.person(ALICE).command(COMMAND, "help")
+    await emu.wait_for(lambda: len(emu.ephemerals(ALICE)) > before, what="the help")
+    assert "`/agent-questions grants — the active grants you may revoke`" in (
+        emu.ephemerals(ALICE)[-1].text.splitlines()
+    )
+
+
 # --- revoking ----------------------------------------------------------------------------------
 
 

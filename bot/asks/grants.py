@@ -9,11 +9,14 @@ chain does not name, never a chained grant that was not stored.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 
 from bot.clock import Clock
 from bot.store import AskStore, Grant
 from bot.store.audit import AuditEntry, AuditKind, AuditPayload
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,9 @@ class Grants:
                 payload=AuditPayload(detail=grant_detail(grant)),
             )
         )
+        log.info(
+            "grant %s of %r made by %s (%s)", grant.id, grant.tool, grant.granted_by, grant.scope
+        )
 
     async def revoke(self, grant_id: str, by: str) -> Revoked:
         """Revoke the grant as `by`, now; idempotent: a grant revoked before keeps its first
@@ -72,6 +78,7 @@ class Grants:
                     payload=AuditPayload(detail=grant_detail(stored)),
                 )
             )
+            log.info("grant %s of %r revoked by %s", stored.id, stored.tool, by)
         return Revoked(stored, now=ended_now)
 
     async def active(self) -> list[Grant]:

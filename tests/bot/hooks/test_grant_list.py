@@ -334,6 +334,30 @@ async def test_revoke_on_the_home_tab_publishes_it_again_saying_so(
     assert "sq~grants.empty" in shown
 
 
+async def test_a_refused_revoke_on_the_home_tab_says_who_could_and_keeps_the_grant(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    made = grant(granted_by=BOB)
+    async with serving(emu, tmp_path, BOTH_REVIEW) as server:
+        await server.provider.store.add_grant(made)
+        await emu.person(BOB).open_home()
+        await emu.wait_for_call("views.publish")
+        await server.provider.idle()
+    home = emu.home(BOB)
+    assert home is not None
+    async with serving(emu, tmp_path, ALICE_REVIEWS) as server:
+        await emu.person(BOB).click(home, text="Revoke")
+        await emu.wait_for_call("views.publish", count=2)
+        await server.provider.idle()
+        assert await server.provider.store.grants() == [made]
+    again = emu.home(BOB)
+    assert again is not None
+    assert dict(sections(again.blocks))["sq~grants.notice"] == (
+        f"Only <@{ALICE}> may revoke grant `g1` of `Bash`: who may allow that tool from "
+        "Slack. Nothing changed."
+    )
+
+
 def test_the_home_tab_says_how_many_grants_it_does_not_show() -> None:
     many = [grant(f"g{n}") for n in range(40)]
     view = home_view([], {}, grants=many).to_dict()

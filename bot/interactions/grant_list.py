@@ -63,16 +63,17 @@ class GrantList:
         if not await self._audience.may_revoke(user, grant):
             return self._audience.refusal(grant), True
         revoked = await self._grants.revoke(grant_id, user)
-        ended = revoked.grant or grant
-        if not revoked.now and ended.revoked_at is not None:
+        ended = revoked.grant
+        if ended is None or ended.revoked_at is None:
+            return f"No grant {shown} is stored, so there is nothing to revoke.", True
+        if not revoked.now:
             return (
                 f"Grant {shown} was already revoked by <@{ended.revoked_by}> "
                 f"{when(ended.revoked_at)}; nothing changed.",
                 False,
             )
-        at = ended.revoked_at if ended.revoked_at is not None else 0.0
         return (
-            f":no_entry_sign: Grant {shown} revoked by <@{user}> {when(at)}: the next call "
-            "it covered is asked in Slack again.",
+            f":no_entry_sign: Grant {shown} revoked by <@{user}> {when(ended.revoked_at)}: the "
+            "next call it covered is asked in Slack again.",
             False,
         )

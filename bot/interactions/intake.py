@@ -87,7 +87,7 @@ class Intake:
         *,
         edits: Edits,
         session_grants: SessionGrants,
-        grant_list: GrantList | None = None,
+        grant_list: GrantList,
     ) -> None:
         self._answering = answering
         self._grant_list = grant_list
@@ -163,8 +163,7 @@ class Intake:
             case AllowSession(user, ref):
                 await self._session_grants.allow(user, ref)
             case Revoke(user, grant_id, response_url):
-                if self._grant_list is not None:
-                    await self._grant_list.revoke(user, grant_id, response_url)
+                await self._grant_list.revoke(user, grant_id, response_url)
             case _:
                 assert_never(command)
 

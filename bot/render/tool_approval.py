@@ -476,7 +476,7 @@ class Card:
                 text=PlainTextObject(
                     text=truncate(
                         f"{self.tool} runs now, and this agent session's calls of it with "
-                        f"exactly this input are allowed without asking for "
+                        "exactly this input are allowed without asking for "
                         f"{duration_words(self.status.grant_ttl)}.",
                         300,
                     ),

@@ -33,6 +33,7 @@ class Action(StrEnum):
     DIFF = "sq_diff"  # plan review: what changed since the declined revision
     EDIT = "sq_edit"  # tool approval / plan review: open "Edit and allow" / "Edit and approve"
     SESSION = "sq_session"  # tool approval: allow, and grant the same call for the session
+    REVOKE = "sq_revoke"  # a grant listed by `/agent-questions grants` or the Home tab: revoke it
 
 
 class Callback(StrEnum):

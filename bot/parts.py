@@ -24,6 +24,7 @@ from bot.interactions.admission import Admission
 from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
 from bot.interactions.edits import Edits
+from bot.interactions.grant_list import GrantList
 from bot.interactions.intake import Intake
 from bot.interactions.origins import BotIdentity, Origins
 from bot.interactions.plan_reviews import PlanReviews
@@ -41,6 +42,7 @@ from bot.slack.api import (
     web_client,
 )
 from bot.slack.audience import Audience
+from bot.slack.grant_audience import GrantAudience
 from bot.slack.memberships import ChannelMembers
 from bot.slack.messages import AskMessages
 from bot.slack.pacing import ChannelPosts
@@ -179,6 +181,20 @@ def build(
     origins = Origins()
     edits = Edits(asks, admission, messages, settings.review, clock)
     session_grants = SessionGrants(asks, admission, messages, settings.review, kept, clock)
+    audience = Audience(
+        client, responders, settings.review, ChannelMembers(client), channel=settings.channel
+    )
+    grant_audience = GrantAudience(
+        kept,
+        clock,
+        client,
+        responders,
+        settings.review,
+        ChannelMembers(client),
+        channel=settings.channel,
+    )
+    team = TeamView(kept, client, audience, settings.review, grants=grant_audience)
+    grant_list = GrantList(kept, clock, grant_audience, team)
     intake = Intake(
         answering,
         plan_reviews,
@@ -188,13 +204,12 @@ def build(
         origins,
         edits=edits,
         session_grants=session_grants,
+        grant_list=grant_list,
     )
-    audience = Audience(
-        client, responders, settings.review, ChannelMembers(client), channel=settings.channel
-    )
-    team = TeamView(kept, client, audience, settings.review)
     # `/agent-questions <word>`: each feature's subcommand, one entry per line.
-    subcommand_list: dict[str, Subcommand] = {}
+    subcommand_list: dict[str, Subcommand] = {
+        "grants": Subcommand("grants — the active grants you may revoke", grant_list.command),
+    }
     subcommands = Subcommands(subcommand_list)
     app = build_app(
         client,

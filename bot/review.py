@@ -40,6 +40,11 @@ nothing names the case, `[default]` applies. A tool approval is first matched ag
     where = "in the change board, https://cab.example/"   # "Approve it …": where instead
 
     [[tools]]
+    tool = "Edit"
+    args = { file_path = "docs/*" }
+    grant_ttl = "30m"                         # "Allow for this session" lasts this long
+
+    [[tools]]
     name = "git-read-only"                    # the rule's id, shown where it decides
     tool = "Bash"
     args = { command = "re:git (status|log|diff)( .*)?" }   # `re:`: a regular expression
@@ -87,7 +92,10 @@ is a question. What each key counts for:
   set): every kind. Escalation widens who may answer to `escalate_to`; it never approves;
 - `approve_in_slack` (default true; false: no approval from chat counts, a decline does) and
   `where` (read after "Approve it", e.g. "in the deploy console"): tool approvals, so only in
-  `[[tools]]` and `kinds.tool-approval` tables.
+  `[[tools]]` and `kinds.tool-approval` tables;
+- `grant_ttl` (a duration, as the SLA steps): how long a grant made with "Allow for this
+  session" lasts, tool approvals only. The ask's own policy's, else `[default]`'s (the one
+  key `[default]` lends to other policies: a team's ceiling on every grant), else 8 hours.
 
 A table of one kind refuses a key that does not count for it: a setting nothing would enforce
 must not read as a promise.
@@ -140,6 +148,8 @@ AskKind = Literal["plan-review", "tool-approval", "question"]
 KINDS: Final[tuple[AskKind, ...]] = get_args(AskKind)
 REVIEWS: Final[frozenset[AskKind]] = frozenset({"plan-review", "tool-approval"})
 DEFAULT: Final = "default"
+# How long a grant made with "Allow for this session" lasts where no policy sets `grant_ttl`.
+DEFAULT_GRANT_TTL: Final = 8 * 3600.0
 TOOLS: Final = "tools"
 WHERE_MAX: Final = 500
 
@@ -150,6 +160,7 @@ _COUNTS_FOR: Final[dict[str, frozenset[AskKind]]] = {
     "requester_may_approve": REVIEWS,
     "approve_in_slack": frozenset({"tool-approval"}),
     "where": frozenset({"tool-approval"}),
+    "grant_ttl": frozenset({"tool-approval"}),
 }
 _KIND_WORDS: Final[dict[frozenset[AskKind], str]] = {
     REVIEWS: "plan reviews and tool approvals",
@@ -203,6 +214,8 @@ class ReviewPolicy(BaseModel):
     escalate_to: tuple[str, ...] = ()  # users and user groups asked too once escalated
     expire_after: Duration | None = None
     working_hours: WorkingHours | None = None
+    # Tool approvals: how long a grant made on their card lasts (None: `[default]`'s, else 8 h).
+    grant_ttl: Duration | None = None
 
     @model_validator(mode="after")
     def _check(self) -> ReviewPolicy:
@@ -325,6 +338,11 @@ class ToolRule(ReviewPolicy):
             raise ValueError(f"{', '.join(unused)} count for plan reviews only, not for tools")
         if self.reason is not None and self.decision != "deny":
             raise ValueError("reason is what a deny rule tells the agent: set decision = 'deny'")
+        if self.grant_ttl is not None and self.decision != "ask":
+            # Only an asking rule shows a card, where a grant is made.
+            raise ValueError(
+                "grant_ttl is how long a grant made on a card lasts: this rule asks nobody"
+            )
         return self
 
     def matches(self, intent: ToolApprovalIntent) -> bool:
@@ -370,6 +388,16 @@ class RuleDecision:
     def automatic(self) -> bool:
         """Whether the rule decides on its own: nobody is asked."""
         return self.decision != "ask"
+
+
+@dataclass(frozen=True)
+class GrantReach:
+    """A policy a call covered by a grant may be asked under, where that grant decides it:
+    who may approve such a call there is who may see and revoke the grant."""
+
+    name: str
+    policy: ReviewPolicy
+    channel: str | None  # the channel of a `channels.<id>` policy; None: the asks' channel
 
 
 class AgentPolicy(ReviewPolicy):
@@ -504,6 +532,28 @@ class ReviewPolicies(BaseModel):
                 return rule
         return self.select(kind, agent_id, channel)
 
+    def grant_reach(self, tool: str, agent: str | None) -> list[GrantReach]:
+        """Every policy a call of `tool` that a grant covers may fall under and the grant
+        decides there (one approval from Slack decides, as `grant_may_decide` needs): each
+        `[[tools]]` rule that asks and whose tool glob matches, whatever its `args` (fail
+        closed: a rule's patterns may overlap the grant's), and what `select` picks for
+        `agent` (None: every agent the file names, and any other) in every channel the file
+        names and any other."""
+        reach: dict[tuple[str, str | None], GrantReach] = {}
+        for index, rule in enumerate(self.tools):
+            if rule.decision == "ask" and fnmatchcase(tool, rule.tool):
+                name = f"{TOOLS}.{index}"
+                reach[(name, None)] = GrantReach(name, rule, None)
+        agents: list[str | None] = [agent] if agent is not None else [*self.agents, None]
+        for who in agents:
+            for channel in [*self.channels, None]:
+                name = self.select("tool-approval", who, channel)
+                where = (
+                    channel if channel is not None and name == f"channels.{_key(channel)}" else None
+                )
+                reach[(name, where)] = GrantReach(name, self.named(name), where)
+        return [r for r in reach.values() if r.policy.approvals == 1 and r.policy.approve_in_slack]
+
     def named(self, name: str | None) -> ReviewPolicy:
         """The policy called `name`; `default` when there is none by that name (fail closed:
         a policy removed from the file after an ask chose it)."""
@@ -519,6 +569,14 @@ class ReviewPolicies(BaseModel):
     def of(self, record: AskRecord) -> ReviewPolicy:
         """The policy that applies to `record` (see `name_of`)."""
         return self.named(self.name_of(record))
+
+    def grant_ttl(self, record: AskRecord) -> float:
+        """How long a grant made on `record`'s card lasts: its policy's `grant_ttl`, else
+        `[default]`'s, else `DEFAULT_GRANT_TTL`."""
+        own = self.of(record).grant_ttl
+        if own is not None:
+            return own
+        return self.default.grant_ttl if self.default.grant_ttl is not None else DEFAULT_GRANT_TTL
 
 
 def enforced_on_clicks(policy: ReviewPolicy, kind: AskKind, requester: str | None) -> list[str]:

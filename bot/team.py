@@ -21,6 +21,7 @@ from bot.review import ReviewPolicies
 from bot.sla import still_due
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.audience import Audience, Visible
+from bot.slack.grant_audience import GrantAudience
 from bot.slack.responders import mentions
 from bot.store import AskRecord, AskState, AskStore
 
@@ -51,8 +52,10 @@ class TeamView:
         client: SlackClient,
         audience: Audience,
         policies: ReviewPolicies | None = None,
+        grants: GrantAudience | None = None,
     ) -> None:
         self.store = store
+        self.grants = grants  # None: the Home tab has no "Grants" section
         self.client = client
         self.audience = audience
         self._policies = policies or ReviewPolicies()
@@ -141,12 +144,20 @@ class TeamView:
                 response.body,
             )
 
-    async def publish_home(self, user: str) -> None:
-        """Publish the team view as `user`'s Home tab."""
+    async def publish_home(self, user: str, *, grants_notice: str | None = None) -> None:
+        """Publish the team view as `user`'s Home tab, with the grants they may revoke
+        (`grants_notice`: what their last Revoke there did)."""
         seen, older = await self.seen_by(user)
         links = await self.links(seen.records)
+        grants = await self.grants.seen_by(user) if self.grants is not None else None
         view = home_view(
-            seen.records, links, older=older, hidden=seen.unread, slas=self.slas(seen.records)
+            seen.records,
+            links,
+            older=older,
+            hidden=seen.unread,
+            slas=self.slas(seen.records),
+            grants=grants,
+            grants_notice=grants_notice,
         )
         try:
             await self.client.views_publish(user_id=user, view=view)

@@ -77,6 +77,16 @@ class AllowSession(_Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Revoke(_Command):
+    """Revoke clicked beside a grant: in `/agent-questions grants` (answered through its
+    `response_url`) or on the Home tab (`response_url` None: the tab is published again)."""
+
+    user: str
+    grant_id: str
+    response_url: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class SubmitPart(_Command):
     """Submit pressed under a form part in the message."""
 
@@ -229,6 +239,7 @@ class OpenEdit(_Opening):
 Command = (
     Pick
     | AllowSession
+    | Revoke
     | SubmitPart
     | SubmitForm
     | SubmitOther
@@ -279,6 +290,8 @@ def _block_actions(body: dict[str, object]) -> Command | None:
     control = _control(action.action_id)
     if control is None or control is Action.INPUT:
         return None  # an input sends nothing to act on: it is read from state on submit
+    if control is Action.REVOKE:
+        return _revoke(click.user.id, action, body)  # a grant, not an ask, is its value
     ref = _ref_of(action)
     if ref is None:
         return None
@@ -322,6 +335,14 @@ def _block_actions(body: dict[str, object]) -> Command | None:
     if control is Action.SESSION:
         return AllowSession(user, AskRef.of(ref))
     assert_never(control)  # a new control needs its command here
+
+
+def _revoke(user: str, action: ActionPayload, body: dict[str, object]) -> Revoke | None:
+    payload = read(BlockActions, body)
+    if payload is None or not action.value:
+        return None
+    on_home = payload.container.type == "view"
+    return Revoke(user, action.value, None if on_home else payload.response_url)
 
 
 def _control(action_id: str) -> Action | None:

@@ -45,6 +45,7 @@ from bot.interactions.commands import (
     OpenPlan,
     Pick,
     Reply,
+    Revoke,
     SubmitEdit,
     SubmitForm,
     SubmitOther,
@@ -52,6 +53,7 @@ from bot.interactions.commands import (
     parse,
 )
 from bot.interactions.edits import Edits
+from bot.interactions.grant_list import GrantList
 from bot.interactions.origins import Origins
 from bot.interactions.plan_reviews import PlanReviews
 from bot.interactions.session_grants import SessionGrants
@@ -85,8 +87,10 @@ class Intake:
         *,
         edits: Edits,
         session_grants: SessionGrants,
+        grant_list: GrantList,
     ) -> None:
         self._answering = answering
+        self._grant_list = grant_list
         self._edits = edits
         self._session_grants = session_grants
         self._origins = origins
@@ -158,6 +162,8 @@ class Intake:
                 await self._edits.submit(user, meta, values)
             case AllowSession(user, ref):
                 await self._session_grants.allow(user, ref)
+            case Revoke(user, grant_id, response_url):
+                await self._grant_list.revoke(user, grant_id, response_url)
             case _:
                 assert_never(command)
 

@@ -1,6 +1,7 @@
 """ "Allow for this session" on a tool approval: the call is allowed as Allow allows it, and
 a grant is stored so the same agent session's next call of this tool with exactly this input
-is allowed before anyone is pinged (`bot/asks/automatic.py`).
+is allowed before anyone is pinged (`bot/asks/automatic.py`), until the ask's policy's
+`grant_ttl` (8 hours where none is set) has passed.
 
 Who may click it is who may click Allow (`Approvals.refusal`, the same admission): a grant is
 an approval that lasts, so it is refused wherever one person's approval would not decide —
@@ -16,6 +17,7 @@ import secrets
 
 from pydantic import JsonValue
 
+from bot.asks.grants import Grants
 from bot.asks.lifecycle import Asks, review_on_clicks
 from bot.asks.live import LiveAsk
 from bot.block_ids import AskRef
@@ -23,7 +25,7 @@ from bot.clock import Clock
 from bot.interactions.admission import Admission
 from bot.interactions.approvals import Approvals
 from bot.render.decided import when
-from bot.render.tool_approval import SESSION_GRANT_TTL, card
+from bot.render.tool_approval import card
 from bot.review import REGEX_PREFIX, ReviewPolicies
 from bot.slack.messages import AskMessages
 from bot.store import AskStore, Grant
@@ -60,7 +62,7 @@ class SessionGrants:
         self._admission = admission
         self._messages = messages
         self._policies = policies
-        self._store = store
+        self._grants = Grants(store, clock)
         self._clock = clock
         self._approvals = Approvals(asks, admission, messages, policies, clock)
 
@@ -86,10 +88,10 @@ class SessionGrants:
             subject=intent.session,
             granted_by=user,
             created_at=now,
-            expires_at=now + SESSION_GRANT_TTL,
+            expires_at=now + self._policies.grant_ttl(live.record),
         )
         # Stored before the call is allowed: the agent's next call may follow at once.
-        await self._store.add_grant(grant)
+        await self._grants.add(grant, ask_id=live.record.id)
         assert grant.expires_at is not None
         await self._approvals.approve(
             live,

@@ -29,6 +29,7 @@ from bot.render.message import MessageContent, agent_label
 from bot.render.plan import PlanDiff, plan_diff, plan_pages, plan_preview
 from bot.render.question import BUTTON_TEXT_MAX, SECTION_TEXT_MAX
 from bot.render.text import chunks, escape, escaped_within, truncate
+from bot.review import DEFAULT_GRANT_TTL
 from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
 
 DIFF_PREVIEW_LINES = 12
@@ -52,6 +53,7 @@ class ReviewStatus:
     requester_may_approve: bool = False
     where: str | None = None  # in_slack False: where the policy says to approve instead
     rule: str | None = None  # a tool approval: the `[[tools]]` rule that asks; None: no rule
+    grant_ttl: float = DEFAULT_GRANT_TTL  # how long "Allow for this session" would last
 
     def diff(self, plan: str) -> PlanDiff | None:
         """The changes from the previous revision, if there is one."""

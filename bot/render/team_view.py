@@ -28,14 +28,16 @@ from bot.outcomes import PLAN_ENDINGS, PlanOutcome, plan_outcome
 from bot.render import MessageContent
 from bot.render.agent_text import one_line
 from bot.render.decided import when
+from bot.render.grants import grant_blocks
 from bot.render.layout import MESSAGE_BLOCKS_MAX
 from bot.render.message import agent_label
 from bot.render.question import SECTION_TEXT_MAX
 from bot.render.text import cut_escaped, escape
-from bot.store import AskRecord, Verdict
+from bot.store import AskRecord, Grant, Verdict
 from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
 
 HOME_BLOCKS_MAX: Final = 100
+HOME_GRANTS_MAX: Final = 30  # the Home tab's "Grants" section: its share of the 100 blocks
 QUESTIONS_SHOWN: Final = 3  # per ask; the rest are counted
 QUESTION_MAX: Final = 150
 LABEL_MAX: Final = 75
@@ -96,12 +98,16 @@ def home_view(
     older: bool = False,
     hidden: Sequence[str] = (),
     slas: Mapping[str, str] | None = None,
+    grants: Sequence[Grant] | None = None,
+    grants_notice: str | None = None,
 ) -> View:
     """The Home tab: an intro, then the waiting asks and the recent decisions.
 
     `records` are the asks to show, newest first; `links` maps an ask id to the permalink
     of its message; `older` says the store holds older asks than these; `hidden`: channels
-    whose asks were withheld because their members could not be read (said under the intro)."""
+    whose asks were withheld because their members could not be read (said under the intro).
+    `grants`: the active grants the person may revoke, listed last with a Revoke button each
+    (`grants_notice`: what their last Revoke did); None leaves the section out."""
     intro: list[Block] = [
         HeaderBlock(block_id="sq~team.title", text=PlainTextObject(text="Agent questions")),
         ContextBlock(
@@ -110,10 +116,20 @@ def home_view(
         ),
         *_hidden_blocks(hidden),
     ]
+    granted: list[Block] = []
+    if grants is not None:
+        granted = [
+            DividerBlock(block_id="sq~grants.divider"),
+            *grant_blocks(grants, max_blocks=HOME_GRANTS_MAX - 1, notice=grants_notice),
+        ]
     body = team_blocks(
-        records, links, max_blocks=HOME_BLOCKS_MAX - len(intro), older=older, slas=slas
+        records,
+        links,
+        max_blocks=HOME_BLOCKS_MAX - len(intro) - len(granted),
+        older=older,
+        slas=slas,
     )
-    return View(type="home", callback_id="sq~team.home", blocks=[*intro, *body])
+    return View(type="home", callback_id="sq~team.home", blocks=[*intro, *body, *granted])
 
 
 def command_message(

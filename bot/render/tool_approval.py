@@ -47,6 +47,7 @@ from bot.outcomes import Verdict
 from bot.render.agent_text import literal_within, one_line
 from bot.render.decided import Settlement, verdict_line, when
 from bot.render.edit_input import edit_sections, tool_editable
+from bot.render.grants import duration_words
 from bot.render.layout import MESSAGE_BLOCKS_MAX, MODAL_BLOCKS_MAX, AskLayout
 from bot.render.message import MessageContent, agent_label
 from bot.render.plan_review import ReviewStatus
@@ -55,8 +56,6 @@ from bot.render.revealed import Revealed, reveal
 from bot.render.text import cut_escaped, escape, escaped_within, truncate
 from provider import AskUserQuestionItem, ToolApprovalIntent
 
-# How long "Allow for this session" lasts (`bot.interactions.session_grants`).
-SESSION_GRANT_TTL = 8 * 3600.0
 # A box's fences and the line break after its lead.
 BOX_OVERHEAD = len("\n```\n\n```") + 2
 # How much of the input the message itself shows: more is read in the modal.
@@ -468,7 +467,6 @@ class Card:
             return None
         if self.status.needed > 1 or self.status.approvals:
             return None
-        hours = int(SESSION_GRANT_TTL // 3600)
         return ButtonElement(
             action_id=Action.SESSION,
             text=PlainTextObject(text="Allow for this session"),
@@ -478,7 +476,8 @@ class Card:
                 text=PlainTextObject(
                     text=truncate(
                         f"{self.tool} runs now, and this agent session's calls of it with "
-                        f"exactly this input are allowed without asking for {hours} hours.",
+                        "exactly this input are allowed without asking for "
+                        f"{duration_words(self.status.grant_ttl)}.",
                         300,
                     ),
                     emoji=False,

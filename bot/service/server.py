@@ -18,6 +18,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from bot.asks.audit_heads import HeadPublisher
 from bot.asks.retention import FIRST_PURGE_AFTER_S, PURGE_EVERY_S, Retention
+from bot.clock import Clock
 from bot.config import Config, Mode
 from bot.metrics import Metrics
 from bot.parts import Parts, StartupError, build
@@ -108,9 +109,12 @@ class Server:
         return f"http://{host}:{port}"
 
     @classmethod
-    async def start(cls, config: Config, *, timings: Timings = PRODUCT_TIMINGS) -> Server:
+    async def start(
+        cls, config: Config, *, timings: Timings = PRODUCT_TIMINGS, clock: Clock | None = None
+    ) -> Server:
         """Open the store, check Slack, listen, and take back pending asks. `timings`: how
-        long it waits for what (the product's unless a test shortens them)."""
+        long it waits for what (the product's unless a test shortens them); `clock`: the
+        asks' time (the system's unless a test moves it by hand)."""
         if config.mode is Mode.OFFLINE:
             raise StartupError("the server needs Slack credentials (offline mode wraps it)")
         store, notifier = await open_store(config)
@@ -118,6 +122,7 @@ class Server:
             parts = build(
                 config.slack,
                 store=store,
+                clock=clock,
                 shared=notifier is not None,
                 replica=replica_of(config),
                 metrics=Metrics() if config.metrics else None,

@@ -123,6 +123,7 @@ class AskMessages:
             requester_may_approve=policy.requester_may_approve,
             where=policy.where,
             rule=ruled.name if ruled is not None else None,
+            grant_ttl=self._policies.grant_ttl(record),
         )
 
     def settlement_of(self, record: AskRecord, part: int) -> Settlement:

@@ -65,6 +65,8 @@ class AuditKind(StrEnum):
     ESCALATED = "escalated"
     PURGED = "purged"
     ERASED = "erased"
+    GRANT_CREATED = "grant_created"  # a standing allow stored (`bot.asks.grants`)
+    GRANT_REVOKED = "grant_revoked"  # a grant revoked: it covers nothing from then on
 
 
 class Audited(BaseModel):

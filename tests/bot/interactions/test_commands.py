@@ -22,6 +22,7 @@ from bot.interactions.commands import (
     OpenPlan,
     Pick,
     Reply,
+    Revoke,
     SubmitForm,
     SubmitOther,
     SubmitPart,
@@ -311,3 +312,20 @@ def test_only_what_opens_a_modal_is_not_kept_before_its_ack() -> None:
         "OpenDiff",
         "OpenEdit",
     }
+
+
+def test_revoke_on_a_message_parses_to_its_grant_and_response_url_and_is_kept() -> None:
+    body = {**click("sq_revoke", "g1"), "response_url": "https://hooks.slack.test/actions/1"}
+    command = parse(InboxKind.BLOCK_ACTIONS, body)
+    assert command == Revoke(ALICE, "g1", "https://hooks.slack.test/actions/1")
+    assert command.kept
+
+
+def test_revoke_on_the_home_tab_parses_with_no_response_url() -> None:
+    assert parse(InboxKind.BLOCK_ACTIONS, click("sq_revoke", "g1", in_modal=True)) == Revoke(
+        ALICE, "g1", None
+    )
+
+
+def test_revoke_naming_no_grant_parses_to_none() -> None:
+    assert parse(InboxKind.BLOCK_ACTIONS, click("sq_revoke", "")) is None

@@ -14,6 +14,7 @@ import aiohttp
 from pydantic import BaseModel, ConfigDict, Field
 from slack_bolt.async_app import AsyncApp
 
+from bot.asks.claim_lapses import ClaimLapses
 from bot.asks.deadlines import Deadlines
 from bot.asks.lifecycle import Asks
 from bot.asks.observers import AskMetrics, AskObserver, Observers, TransitionLog, WaitingLine
@@ -23,6 +24,7 @@ from bot.flags import StartupError as StartupError
 from bot.interactions.admission import Admission
 from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
+from bot.interactions.claims import Claims
 from bot.interactions.edits import Edits
 from bot.interactions.intake import Intake
 from bot.interactions.origins import BotIdentity, Origins
@@ -44,6 +46,7 @@ from bot.slack.audience import Audience
 from bot.slack.memberships import ChannelMembers
 from bot.slack.messages import AskMessages
 from bot.slack.pacing import ChannelPosts
+from bot.slack.people import People
 from bot.slack.responders import AnyoneInChannel, Responders
 from bot.slack.status_line import ThreadStatuses
 from bot.slack.threads import Threads
@@ -90,6 +93,7 @@ class Parts:
     messages: AskMessages
     leases: Leases
     deadlines: Deadlines
+    claim_lapses: ClaimLapses  # claims running out (bot/claims.py)
     asks: Asks
     posting: Posting
     admission: Admission
@@ -108,6 +112,7 @@ class Parts:
         await self.tasks.drain()
         # After the drain: a post that finished during it may have started a timer.
         await self.deadlines.close()
+        await self.claim_lapses.close()
         await self.statuses.close()
         if self.owns_store:
             await self.store.close()
@@ -147,7 +152,9 @@ def build(
     leases = Leases(kept, new_owner(replica, shared=shared), clock=clock, shared=shared)
     posts = ChannelPosts(client)
     threads = Threads(kept, settings.channel, posts=posts, clock=clock, leases=leases)
-    messages = AskMessages(client, kept, settings.review, clock, posts=posts)
+    messages = AskMessages(
+        client, kept, settings.review, clock, posts=posts, responders=settings.responders
+    )
     asks = Asks(
         store=kept,
         messages=messages,
@@ -170,6 +177,10 @@ def build(
     )
     deadlines = Deadlines(asks, leases, settings.review, clock, messages)
     asks.observers.add(deadlines)
+    claim_lapses = ClaimLapses(
+        asks, leases, settings.review, clock, messages, responders=settings.responders
+    )
+    asks.observers.add(claim_lapses)
     responders = Responders(client, settings.responders)
     admission = Admission(asks, messages, responders, settings.review)
     plan_reviews = PlanReviews(asks, admission, messages, settings.review, clock)
@@ -179,6 +190,15 @@ def build(
     origins = Origins()
     edits = Edits(asks, admission, messages, settings.review, clock)
     session_grants = SessionGrants(asks, admission, messages, settings.review, kept, clock)
+    claims = Claims(
+        asks,
+        admission,
+        messages,
+        settings.review,
+        clock,
+        People(client),
+        responders=settings.responders,
+    )
     intake = Intake(
         answering,
         plan_reviews,
@@ -188,6 +208,7 @@ def build(
         origins,
         edits=edits,
         session_grants=session_grants,
+        claims=claims,
     )
     audience = Audience(
         client, responders, settings.review, ChannelMembers(client), channel=settings.channel
@@ -220,6 +241,7 @@ def build(
         messages=messages,
         leases=leases,
         deadlines=deadlines,
+        claim_lapses=claim_lapses,
         asks=asks,
         posting=posting,
         admission=admission,

@@ -30,9 +30,11 @@ from urllib.parse import parse_qsl
 
 from bot.clock import Clock
 from bot.interactions.answering import Answering
+from bot.interactions.claims import Claims
 from bot.interactions.commands import (
     AllowSession,
     Approve,
+    Claim,
     CloseForm,
     Command,
     Discuss,
@@ -43,12 +45,15 @@ from bot.interactions.commands import (
     OpenForm,
     OpenOther,
     OpenPlan,
+    OpenReassign,
     Pick,
+    Release,
     Reply,
     SubmitEdit,
     SubmitForm,
     SubmitOther,
     SubmitPart,
+    SubmitReassign,
     parse,
 )
 from bot.interactions.edits import Edits
@@ -85,8 +90,10 @@ class Intake:
         *,
         edits: Edits,
         session_grants: SessionGrants,
+        claims: Claims,
     ) -> None:
         self._answering = answering
+        self._claims = claims
         self._edits = edits
         self._session_grants = session_grants
         self._origins = origins
@@ -158,8 +165,22 @@ class Intake:
                 await self._edits.submit(user, meta, values)
             case AllowSession(user, ref):
                 await self._session_grants.allow(user, ref)
+            case Claim() | Release() | OpenReassign() | SubmitReassign():
+                await self._claimed(command)
             case _:
                 assert_never(command)
+
+    async def _claimed(self, command: Claim | Release | OpenReassign | SubmitReassign) -> None:
+        claims = self._claims
+        match command:
+            case Claim(user, ref):
+                await claims.claim(user, ref)
+            case Release(user, ref):
+                await claims.release(user, ref)
+            case OpenReassign(user, ref, trigger_id):
+                await claims.open_reassign(user, ref, trigger_id)
+            case SubmitReassign(user, meta, values):
+                await claims.reassign(user, meta, values)
 
     async def replay(self) -> int:
         """Dispatch every interaction kept before a restart and never handled, in order of

@@ -65,6 +65,10 @@ class AuditKind(StrEnum):
     ESCALATED = "escalated"
     PURGED = "purged"
     ERASED = "erased"
+    CLAIMED = "claimed"
+    RELEASED = "released"
+    CLAIM_LAPSED = "claim_lapsed"
+    REASSIGNED = "reassigned"
 
 
 class Audited(BaseModel):

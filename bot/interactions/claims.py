@@ -1,0 +1,199 @@
+"""The handlers of "Claim", "Release" and "Reassign…" on an ask sent to a pool (bot/claims.py
+says when one is offered).
+
+Who may: claiming is answering's right (fail closed: `Admission.admit`, so only someone who
+may answer the ask claims it, and a claimed ask refuses everyone but its holder, naming
+them). The holder releases it. Handing it on is the holder's while it is claimed, else that
+of anyone who may answer; the person it is handed to holds it — admitted by name even if no
+policy lists them, while the policy's reviewers stay who may answer once it returns to the
+pool. It is never handed to a bot, nor to the requester of a review their policy forbids
+them to approve (`requester_may_approve = false`).
+
+Each change is one conditional save (`Asks.save_progress`: two people claiming at once on
+two replicas, one wins) and then one line in the thread; the claim's lapse is
+bot/asks/claim_lapses.py's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from bot.asks.escalation import noun_of
+from bot.asks.lifecycle import Asks
+from bot.asks.live import LiveAsk
+from bot.block_ids import AskRef, ViewMeta
+from bot.claims import claimed_line, held_refusal, pool_of, reassigned_line, released_line
+from bot.clock import Clock
+from bot.interactions.admission import Admission
+from bot.payloads import StateValues
+from bot.render.claim import REASSIGN_BLOCK_ID, reassign_modal
+from bot.review import REVIEWS, ReviewPolicies, kind_of
+from bot.slack.messages import AskMessages
+from bot.slack.people import People
+from bot.slack.responders import mentions
+from bot.store import AskRecord, EventKind
+
+NOT_OFFERED = "This ask cannot be claimed or handed on: its policy offers no claims."
+
+
+class Claims:
+    """Claim, release and hand on the asks sent to a pool."""
+
+    def __init__(
+        self,
+        asks: Asks,
+        admission: Admission,
+        messages: AskMessages,
+        policies: ReviewPolicies,
+        clock: Clock,
+        people: People,
+        *,
+        responders: Sequence[str] | str = (),
+    ) -> None:
+        self._asks = asks
+        self._admission = admission
+        self._messages = messages
+        self._policies = policies
+        self._clock = clock
+        self._people = people
+        self._responders = responders
+
+    async def claim(self, user: str, ref: AskRef) -> None:
+        """`user` holds the ask from now on, or is told why not."""
+        live = await self._offered(user, ref.ask_id)
+        if live is None:
+            return
+        if live.record.holder == user:
+            await self._tell(live, user, f"You hold {noun_of(live.record)} already.")
+            return
+        now = self._clock.now()
+
+        def claimed(record: AskRecord) -> AskRecord | None:
+            if record.holder is not None:
+                return None  # someone else claimed it first (on another replica)
+            return record.model_copy(update={"holder": user, "claimed_at": now})
+
+        saved = await self._save(live, EventKind.CLAIMED, claimed, user)
+        if saved is None:
+            await self._refuse_as_held(live, user)
+            return
+        await self._messages.remind(saved, claimed_line(user, noun_of(saved)))
+
+    async def release(self, user: str, ref: AskRef) -> None:
+        """The holder gives the ask back to its pool."""
+        live = await self._offered(user, ref.ask_id)
+        if live is None:
+            return
+        if live.record.holder is None:
+            await self._tell(live, user, f"Nobody holds {noun_of(live.record)}: nothing changed.")
+            return
+
+        def released(record: AskRecord) -> AskRecord | None:
+            if record.holder != user:
+                return None
+            return record.model_copy(update={"holder": None, "claimed_at": None})
+
+        saved = await self._save(live, EventKind.RELEASED, released, user)
+        if saved is None:
+            await self._refuse_as_held(live, user)
+            return
+        pool = mentions(pool_of(self._policies.of(saved), self._responders))
+        await self._messages.remind(saved, released_line(user, noun_of(saved), pool))
+
+    async def open_reassign(self, user: str, ref: AskRef, trigger_id: str) -> None:
+        """Open "Reassign…" for someone who may hand the ask on."""
+        live = await self._offered(user, ref.ask_id)
+        if live is None:
+            return
+        record = live.record
+        modal = reassign_modal(record.id, noun_of(record), record.channel)
+        await self._messages.open_modal(record, user, trigger_id, modal, push=False)
+
+    async def reassign(self, user: str, meta: ViewMeta, values: StateValues) -> None:
+        """Hand the ask to the person chosen in "Reassign…": they hold it now, and the
+        thread says so with a mention, so Slack notifies them."""
+        live = await self._offered(user, meta.ask)
+        if live is None:
+            return
+        chosen = values.get(REASSIGN_BLOCK_ID, {})
+        target = next((s.selected_user for s in chosen.values() if s.selected_user), None)
+        if target is None:
+            await self._tell(live, user, "Choose the person to hand it to: nothing changed.")
+            return
+        refused = await self._refusal(live, target)
+        if refused is not None:
+            await self._tell(live, user, refused)
+            return
+        before = live.record.holder
+        now = self._clock.now()
+
+        def handed(record: AskRecord) -> AskRecord | None:
+            if record.holder != before:
+                return None  # claimed, released or handed on since the modal was sent
+            return record.model_copy(update={"holder": target, "claimed_at": now})
+
+        saved = await self._save(live, EventKind.REASSIGNED, handed, user, detail=target)
+        if saved is None:
+            await self._refuse_as_held(live, user)
+            return
+        await self._messages.remind(saved, reassigned_line(user, target))
+
+    async def _refusal(self, live: LiveAsk, target: str) -> str | None:
+        """Why the ask may not be handed to `target`; None: it may."""
+        record = live.record
+        noun = noun_of(record)
+        if target == record.holder:
+            return f"<@{target}> holds {noun} already: nothing changed."
+        policy = self._policies.of(record)
+        kind = kind_of(record.questions)
+        if target == record.requester and kind in REVIEWS and not policy.requester_may_approve:
+            return (
+                f"<@{target}> is who the agent acts for, and its policy does not let them "
+                f"approve {noun}: it was not handed to them, so nothing changed."
+            )
+        if not await self._people.is_person(target):
+            return f"<@{target}> is not a person who can answer: nothing changed."
+        return None
+
+    async def _offered(self, user: str, ask_id: str) -> LiveAsk | None:
+        """The open ask if it offers claims and `user` may act on it now; else they are
+        told why not (admission says who may, and who holds it)."""
+        live = await self._admission.admit(user, ask_id)
+        if live is None:
+            return None
+        if not self._admission.offers_claims(live):
+            await self._tell(live, user, NOT_OFFERED)
+            return None
+        return live
+
+    async def _save(
+        self,
+        live: LiveAsk,
+        kind: EventKind,
+        change: Callable[[AskRecord], AskRecord | None],
+        user: str,
+        *,
+        detail: str = "",
+    ) -> AskRecord | None:
+        # Every part is shown again: its claim line names the holder now.
+        return await self._asks.save_progress(
+            live,
+            kind,
+            change,
+            actor=user,
+            detail=detail,
+            show=tuple(range(len(live.layout.parts))),
+        )
+
+    async def _refuse_as_held(self, live: LiveAsk, user: str) -> None:
+        """A save that found the claim changed (or the ask ended): say what stands now."""
+        record = await self._asks.record(live.record.id)
+        if record is None or record.settled:
+            await self._admission.too_late(user, live.record.id)
+        elif record.holder is not None and record.holder != user:
+            await self._tell(live, user, held_refusal(record.holder, noun_of(record)))
+        else:
+            await self._tell(live, user, "Someone changed this ask at the same time: try again.")
+
+    async def _tell(self, live: LiveAsk, user: str, text: str) -> None:
+        await self._messages.ephemeral(live.record, user, text)

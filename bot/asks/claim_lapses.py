@@ -137,6 +137,11 @@ class ClaimLapses(AskObserver):
         """How many claim timers run."""
         return len(self._timers)
 
+    async def finished(self) -> None:
+        """Wait until every running timer has done all it had to do."""
+        while self._timers:
+            await asyncio.gather(*self._timers.values(), return_exceptions=True)
+
     async def close(self) -> None:
         """Stop every timer (they are rebuilt from the store after a restart); one already
         lapsing its claim finishes first."""

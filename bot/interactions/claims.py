@@ -120,7 +120,7 @@ class Claims:
         if target is None:
             await self._tell(live, user, "Choose the person to hand it to: nothing changed.")
             return
-        refused = await self._refusal(live, target)
+        refused = await self._refusal(live, user, target)
         if refused is not None:
             await self._tell(live, user, refused)
             return
@@ -138,12 +138,14 @@ class Claims:
             return
         await self._messages.remind(saved, reassigned_line(user, target))
 
-    async def _refusal(self, live: LiveAsk, target: str) -> str | None:
-        """Why the ask may not be handed to `target`; None: it may."""
+    async def _refusal(self, live: LiveAsk, user: str, target: str) -> str | None:
+        """Why `user` may not hand the ask to `target`; None: they may."""
         record = live.record
         noun = noun_of(record)
         if target == record.holder:
             return f"<@{target}> holds {noun} already: nothing changed."
+        if target == user and record.holder is None:
+            return f"To take {noun} yourself, press Claim: nothing changed."
         policy = self._policies.of(record)
         kind = kind_of(record.questions)
         if target == record.requester and kind in REVIEWS and not policy.requester_may_approve:

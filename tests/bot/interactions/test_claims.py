@@ -286,3 +286,17 @@ async def test_the_team_view_shows_who_holds_a_waiting_ask(pool: Bot, emu: Slack
         f":raising_hand: Claimed by <@{ALICE}> since "
         "<!date^1800000000^{date_short_pretty} at {time}|2027-01-15 08:00 UTC>"
     )
+
+
+async def test_handing_an_unclaimed_ask_to_yourself_points_to_claim(
+    pool: Bot, emu: SlackEmulator
+) -> None:
+    asking = pool.ask(QUESTION)
+    message = await pool.posted()
+    await hand_over(pool, message, BOB, BOB)
+    record = await stored(pool)
+    await leave(asking)
+    assert [e.text for e in emu.ephemerals(BOB)] == [
+        "To take this question yourself, press Claim: nothing changed."
+    ]
+    assert record.holder is None

@@ -3,11 +3,14 @@ lapses), when a claim lapses, and the policy key that sets it."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from pydantic import ValidationError
 
 from bot.claims import is_pool, lapses_at, offers_claims, pool_of
-from bot.review import ReviewPolicy
+from bot.review import ReviewPolicy, load_policies
 from bot.store import AskRecord
 from provider import AskUserQuestionItem
 
@@ -62,3 +65,13 @@ def test_a_claim_lapses_its_policys_time_after_it_was_made() -> None:
     held = record.model_copy(update={"holder": ALICE, "claimed_at": 1500.0})
     assert lapses_at(held, LAPSING) == 3300.0
     assert lapses_at(held, ReviewPolicy()) is None
+
+
+def test_the_readmes_policy_example_loads_and_its_questions_offer_claims(tmp_path: Path) -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    [example] = [b for b in re.findall(r"```toml\n(.*?)```", readme, re.S) if "claim_lapse" in b]
+    policy = tmp_path / "review.toml"
+    policy.write_text(example)
+    questions = load_policies(policy).kinds["question"]
+    assert questions.claim_lapse == 1800.0
+    assert offers_claims(questions, "*")

@@ -84,8 +84,9 @@ class Claims:
         live = await self._offered(user, ref.ask_id)
         if live is None:
             return
+        noun = noun_of(live.record)
         if live.record.holder is None:
-            await self._tell(live, user, f"Nobody holds {noun_of(live.record)}: nothing changed.")
+            await self._tell(live, user, f"Nobody holds {noun}: nothing changed.")
             return
 
         def released(record: AskRecord) -> AskRecord | None:
@@ -95,7 +96,8 @@ class Claims:
 
         saved = await self._save(live, EventKind.RELEASED, released, user)
         if saved is None:
-            await self._refuse_as_held(live, user)
+            # Released (or lapsed) on another replica since it was read.
+            await self._refuse_as_held(live, user, free=f"Nobody holds {noun}: nothing changed.")
             return
         pool = mentions(pool_of(self._policies.of(saved), self._responders))
         await self._messages.remind(saved, released_line(user, noun_of(saved), pool))
@@ -187,13 +189,16 @@ class Claims:
             show=tuple(range(len(live.layout.parts))),
         )
 
-    async def _refuse_as_held(self, live: LiveAsk, user: str) -> None:
-        """A save that found the claim changed (or the ask ended): say what stands now."""
+    async def _refuse_as_held(self, live: LiveAsk, user: str, *, free: str | None = None) -> None:
+        """A save that found the hold changed (or the ask ended): say what stands now;
+        `free`, what to say if nobody holds it."""
         record = await self._asks.record(live.record.id)
         if record is None or record.settled:
             await self._admission.too_late(user, live.record.id)
         elif record.holder is not None and record.holder != user:
             await self._tell(live, user, held_refusal(record.holder, noun_of(record)))
+        elif record.holder is None and free is not None:
+            await self._tell(live, user, free)
         else:
             await self._tell(live, user, "Someone changed this ask at the same time: try again.")
 

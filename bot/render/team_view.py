@@ -259,7 +259,7 @@ def _pending_text(record: AskRecord, link: str | None, sla: str | None = None) -
     if record.holder is not None:
         # Who holds it (bot/claims.py): the one person who may answer it now.
         since = f" since {when(record.claimed_at)}" if record.claimed_at is not None else ""
-        lines.append(f":raising_hand: Claimed by <@{record.holder}>{since}")
+        lines.append(f"🙋 Claimed by <@{record.holder}>{since}")
     return "\n".join(lines)
 
 

@@ -283,7 +283,7 @@ async def test_the_team_view_shows_who_holds_a_waiting_ask(pool: Bot, emu: Slack
     await leave(asking)
     waiting = str(listed.blocks[1]["text"]["text"])
     assert waiting.split("\n")[-1] == (
-        f":raising_hand: Claimed by <@{ALICE}> since "
+        f"🙋 Claimed by <@{ALICE}> since "
         "<!date^1800000000^{date_short_pretty} at {time}|2027-01-15 08:00 UTC>"
     )
 

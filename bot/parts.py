@@ -46,10 +46,10 @@ from bot.slack.audience import Audience
 from bot.slack.memberships import ChannelMembers
 from bot.slack.messages import AskMessages
 from bot.slack.pacing import ChannelPosts
-from bot.slack.people import People
 from bot.slack.responders import AnyoneInChannel, Responders
 from bot.slack.status_line import ThreadStatuses
 from bot.slack.threads import Threads
+from bot.slack.users import Users
 from bot.store import AskStore, MemoryStore
 from bot.store.leases import Leases, new_owner
 from bot.tasks import Tasks
@@ -196,7 +196,7 @@ def build(
         messages,
         settings.review,
         clock,
-        People(client),
+        Users(client),
         responders=settings.responders,
     )
     intake = Intake(

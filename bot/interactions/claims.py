@@ -29,8 +29,8 @@ from bot.payloads import StateValues
 from bot.render.claim import REASSIGN_BLOCK_ID, reassign_modal
 from bot.review import REVIEWS, ReviewPolicies, kind_of
 from bot.slack.messages import AskMessages
-from bot.slack.people import People
 from bot.slack.responders import mentions
+from bot.slack.users import Users
 from bot.store import AskRecord, EventKind
 
 NOT_OFFERED = "This ask cannot be claimed or handed on: its policy offers no claims."
@@ -46,7 +46,7 @@ class Claims:
         messages: AskMessages,
         policies: ReviewPolicies,
         clock: Clock,
-        people: People,
+        users: Users,
         *,
         responders: Sequence[str] | str = (),
     ) -> None:
@@ -55,7 +55,7 @@ class Claims:
         self._messages = messages
         self._policies = policies
         self._clock = clock
-        self._people = people
+        self._users = users
         self._responders = responders
 
     async def claim(self, user: str, ref: AskRef) -> None:
@@ -155,7 +155,7 @@ class Claims:
                 f"<@{target}> is who the agent acts for, and its policy does not let them "
                 f"approve {noun}: it was not handed to them, so nothing changed."
             )
-        if not await self._people.is_person(target):
+        if not await self._users.is_person(target):
             return f"<@{target}> is not a person who can answer: nothing changed."
         return None
 

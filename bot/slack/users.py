@@ -22,7 +22,7 @@ class SlackUser(BaseModel):
     deleted: bool = False
 
 
-class People:
+class Users:
     """Tells people from bots, one `users.info` call each."""
 
     def __init__(self, client: SlackClient) -> None:

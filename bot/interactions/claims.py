@@ -6,8 +6,9 @@ may answer the ask claims it, and a claimed ask refuses everyone but its holder,
 them). The holder releases it. Handing it on is the holder's while it is claimed, else that
 of anyone who may answer; the person it is handed to holds it — admitted by name even if no
 policy lists them, while the policy's reviewers stay who may answer once it returns to the
-pool. It is never handed to a bot, nor to the requester of a review their policy forbids
-them to approve (`requester_may_approve = false`).
+pool. It is never handed to a bot, nor claimed by or handed to the requester of a review
+their policy forbids them to approve (`requester_may_approve = false`): held by them, it
+could only be declined.
 
 Each change is one conditional save (`Asks.save_progress`: two people claiming at once on
 two replicas, one wins) and then one line in the thread; the claim's lapse is
@@ -65,6 +66,15 @@ class Claims:
             return
         if live.record.holder == user:
             await self._tell(live, user, f"You hold {noun_of(live.record)} already.")
+            return
+        if self._may_not_approve(live, user):
+            # Held by them, it could only ever be declined: nobody else could approve it.
+            await self._tell(
+                live,
+                user,
+                f"You are who the agent acts for, and its policy does not let you approve "
+                f"{noun_of(live.record)}: you cannot claim it, so nothing changed.",
+            )
             return
         now = self._clock.now()
 
@@ -148,9 +158,7 @@ class Claims:
             return f"<@{target}> holds {noun} already: nothing changed."
         if target == user and record.holder is None:
             return f"To take {noun} yourself, press Claim: nothing changed."
-        policy = self._policies.of(record)
-        kind = kind_of(record.questions)
-        if target == record.requester and kind in REVIEWS and not policy.requester_may_approve:
+        if self._may_not_approve(live, target):
             return (
                 f"<@{target}> is who the agent acts for, and its policy does not let them "
                 f"approve {noun}: it was not handed to them, so nothing changed."
@@ -158,6 +166,17 @@ class Claims:
         if not await self._users.is_person(target):
             return f"<@{target}> is not a person who can answer: nothing changed."
         return None
+
+    def _may_not_approve(self, live: LiveAsk, person: str) -> bool:
+        """Whether `person` is the requester of a review whose policy keeps them from
+        approving it (`requester_may_approve = false`)."""
+        record = live.record
+        policy = self._policies.of(record)
+        return (
+            person == record.requester
+            and kind_of(record.questions) in REVIEWS
+            and not policy.requester_may_approve
+        )
 
     async def _offered(self, user: str, ask_id: str) -> LiveAsk | None:
         """The open ask if it offers claims and `user` may act on it now; else they are

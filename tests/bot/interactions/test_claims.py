@@ -36,6 +36,13 @@ PUSH = {
         "input": {"command": "git push origin main"},
     },
 }
+PLAN = {
+    "id": "plan",
+    "question": "May I carry out this plan?",
+    "detail": "# Plan\n\nDo it.",
+    "options": [{"label": "Revise it"}, {"label": "Approve"}],
+    "intent": {"kind": "plan-review", "approve": "Approve"},
+}
 POOL = ReviewPolicy(reviewers=(REVIEWERS,), claim_lapse=LAPSE)
 HELD_BY_ALICE = (
     f"🙋 <@{ALICE}> has claimed this question: only they may answer it now, so nothing changed."
@@ -300,3 +307,36 @@ async def test_handing_an_unclaimed_ask_to_yourself_points_to_claim(
         "To take this question yourself, press Claim: nothing changed."
     ]
     assert record.holder is None
+
+
+async def test_the_requester_of_a_tool_approval_who_may_not_approve_it_cannot_claim_it(
+    pool: Bot, emu: SlackEmulator
+) -> None:
+    agent = Agent("dev/session-1", name="Alice's agent", requester=ALICE)
+    pool.agents.enter(agent)
+    asking = pool.ask(PUSH, agent=agent)
+    message = await pool.posted()
+    await click(pool, message, ALICE, "Claim")
+    record = await stored(pool)
+    await leave(asking)
+    assert [e.text for e in emu.ephemerals(ALICE)] == [
+        "You are who the agent acts for, and its policy does not let you approve this tool "
+        "approval: you cannot claim it, so nothing changed."
+    ]
+    assert record.holder is None
+
+
+async def test_a_claimed_plan_review_refuses_another_reviewers_approval(
+    pool: Bot, emu: SlackEmulator
+) -> None:
+    asking = pool.ask(PLAN)
+    message = await pool.posted()
+    assert buttons(message) == ["Claim", "Reassign…"]
+    await click(pool, message, BOB, "Claim")
+    await click(pool, message, ALICE, "Approve")
+    record = await stored(pool)
+    await leave(asking)
+    assert [e.text for e in emu.ephemerals(ALICE)] == [
+        f"🙋 <@{BOB}> has claimed this plan: only they may answer it now, so nothing changed."
+    ]
+    assert (record.state, record.approvals) == (AskState.PENDING, [])

@@ -1,5 +1,5 @@
-"""Replicas of the Slack provider sharing one SQLite file, each with its Bolt app served, for
-the tests of claims across replicas."""
+"""Replicas of the Slack provider sharing one store (a SQLite file, or a PostgreSQL schema),
+each with its Bolt app served, for the tests of claims across replicas."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from aiohttp import web
 
 from bot import SlackQuestionProvider, SlackSettings
 from bot.review import ReviewPolicies, ReviewPolicy
+from bot.store.postgres import PostgresStore
 from bot.store.sqlite import SqliteStore
 from slack_emulator import ManualClock, Message, SlackEmulator
 
@@ -26,11 +28,27 @@ def thread_lines(emu: SlackEmulator, message: Message) -> list[str]:
     return [m.text for m in emu.thread(message.channel, root) if m.ts not in (message.ts, root)]
 
 
+def shared_store(db: Path | str) -> SqliteStore | PostgresStore:
+    """A store on `db`: a SQLite file's path, or a PostgreSQL URL."""
+    return SqliteStore(db) if isinstance(db, Path) else PostgresStore(db)
+
+
+BACKENDS = ["sqlite", "postgres"]
+
+
+def shared_location(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """Where the replicas keep their asks, by the fixture's param (`BACKENDS`): a SQLite
+    file, or a PostgreSQL schema of the test's own."""
+    if request.param == "sqlite":
+        return tmp_path / "asks.db"
+    return str(request.getfixturevalue("postgres_url"))
+
+
 @asynccontextmanager
 async def replica(
-    emu: SlackEmulator, db: Path, name: str, clock: ManualClock
+    emu: SlackEmulator, db: Path | str, name: str, clock: ManualClock
 ) -> AsyncIterator[tuple[SlackQuestionProvider, str]]:
-    """A provider sharing the SQLite file `db` with the other replicas, and the URL its Bolt
+    """A provider sharing the store at `db` with the other replicas, and the URL its Bolt
     app is served at on 127.0.0.1 (clicks go where `emu.request_url` points)."""
     settings = SlackSettings(
         bot_token=TOKEN,
@@ -39,7 +57,7 @@ async def replica(
         api_url=emu.api_url,
         review=POLICIES,
     )
-    async with SqliteStore(db) as store:
+    async with shared_store(db) as store:
         provider = await SlackQuestionProvider.start(
             settings, store=store, clock=clock, shared=True, replica=name
         )

@@ -1,19 +1,27 @@
 """A claim lapses after its policy's `claim_lapse`, on a manual clock: the ask returns to its
-pool with one line in its thread — once across two replicas, and taken over by the other
-replica when the one that saw the claim stops."""
+pool with one line in its thread — once across two replicas (on SQLite and PostgreSQL), and
+taken over by the other replica when the one that saw the claim stops, or after a restart."""
 
 from __future__ import annotations
 
 from contextlib import AsyncExitStack
 from pathlib import Path
 
+import pytest
+
 from bot import SlackQuestionProvider
 from bot.store import AskRecord, EventKind
 from bot.store.sqlite import SqliteStore
 from slack_emulator import ManualClock, Message, SlackEmulator
 
-from ..claim_replicas import LAPSE, POLICIES, replica, thread_lines
+from ..claim_replicas import BACKENDS, LAPSE, POLICIES, replica, shared_location, thread_lines
 from ..harness import ALICE, BOB, CHANNEL, REVIEWERS, request, running_bot
+
+
+@pytest.fixture(params=BACKENDS)
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    return shared_location(request, tmp_path)
+
 
 QUESTION = {
     "id": "db",
@@ -76,10 +84,9 @@ async def test_a_claim_lapses_back_to_the_pool_after_its_policys_time(emu: Slack
 
 
 async def test_the_other_replica_lapses_a_claim_once_after_the_claiming_one_stops(
-    emu: SlackEmulator, tmp_path: Path
+    emu: SlackEmulator, db: Path | str
 ) -> None:
     clock = ManualClock()
-    db = tmp_path / "asks.db"
     async with replica(emu, db, "b", clock) as (b, _):
         async with replica(emu, db, "a", clock) as (a, a_url):
             record, message = await ask_and_claim(emu, a, a_url, b)
@@ -100,9 +107,8 @@ async def test_the_other_replica_lapses_a_claim_once_after_the_claiming_one_stop
     assert buttons(shown) == ["Claim", "Reassign…"]
 
 
-async def test_two_running_replicas_lapse_a_claim_once(emu: SlackEmulator, tmp_path: Path) -> None:
+async def test_two_running_replicas_lapse_a_claim_once(emu: SlackEmulator, db: Path | str) -> None:
     clock = ManualClock()
-    db = tmp_path / "asks.db"
     async with AsyncExitStack() as stack:
         b, _ = await stack.enter_async_context(replica(emu, db, "b", clock))
         a, a_url = await stack.enter_async_context(replica(emu, db, "a", clock))

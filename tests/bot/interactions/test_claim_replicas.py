@@ -1,4 +1,4 @@
-"""Claim and Release across two replicas sharing one store: two people claiming at once on two
+"""Claim and Release across two replicas sharing one store (SQLite, PostgreSQL): two people claiming at once on two
 replicas make one holder and one thread line, the other told who holds it; a release clicked
 twice, on each replica, is one line."""
 
@@ -16,8 +16,14 @@ from bot import SlackQuestionProvider
 from bot.store import AskRecord, EventKind
 from slack_emulator import ManualClock, Message, SlackEmulator
 
-from ..claim_replicas import replica, thread_lines
+from ..claim_replicas import BACKENDS, replica, shared_location, thread_lines
 from ..harness import ALICE, BOB, CHANNEL, REVIEWERS, request
+
+
+@pytest.fixture(params=BACKENDS)
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    return shared_location(request, tmp_path)
+
 
 QUESTION = {
     "id": "db",
@@ -42,11 +48,11 @@ class Two:
 
 
 @pytest.fixture
-async def two(emu: SlackEmulator, tmp_path: Path) -> AsyncIterator[Two]:
+async def two(emu: SlackEmulator, db: Path | str) -> AsyncIterator[Two]:
     clock = ManualClock()
     async with AsyncExitStack() as stack:
-        a, a_url = await stack.enter_async_context(replica(emu, tmp_path / "q.db", "a", clock))
-        b, b_url = await stack.enter_async_context(replica(emu, tmp_path / "q.db", "b", clock))
+        a, a_url = await stack.enter_async_context(replica(emu, db, "a", clock))
+        b, b_url = await stack.enter_async_context(replica(emu, db, "b", clock))
         record, _ = await a.asks.create(request(QUESTION))
         record = await a.posting.post(record.id)
         await b.posting.sweep()  # b holds it too

@@ -127,8 +127,7 @@ class Claims:
         live = await self._offered(user, meta.ask)
         if live is None:
             return
-        chosen = values.get(REASSIGN_BLOCK_ID, {})
-        target = next((s.selected_user for s in chosen.values() if s.selected_user), None)
+        target = _chosen(values)
         if target is None:
             await self._tell(live, user, "Choose the person to hand it to: nothing changed.")
             return
@@ -150,21 +149,37 @@ class Claims:
             return
         await self._messages.remind(saved, reassigned_line(user, target))
 
+    def check(self, user: str, meta: ViewMeta, values: StateValues) -> dict[str, str]:
+        """What "Reassign…" must show under its picker before it may close (empty: accept
+        it). Only what needs no lookup: whether the person is a bot is checked after the ack."""
+        live = self._asks.live(meta.ask)
+        target = _chosen(values)
+        if live is None or target is None:
+            return {}  # settled meanwhile, or nobody chosen: told after the ack
+        unfit = self._unfit(live, user, target)
+        return {} if unfit is None else {REASSIGN_BLOCK_ID: unfit}
+
     async def _refusal(self, live: LiveAsk, user: str, target: str) -> str | None:
-        """Why `user` may not hand the ask to `target`; None: they may."""
+        """Why `user` may not hand the ask to `target`, as told after the ack; None: they
+        may."""
+        unfit = self._unfit(live, user, target)
+        if unfit is None and not await self._users.is_person(target):
+            unfit = "They are not a person who can answer."
+        if unfit is None:
+            return None
+        return f"{unfit} It was not handed to <@{target}>, so nothing changed."
+
+    def _unfit(self, live: LiveAsk, user: str, target: str) -> str | None:
+        """Why `target` may not be handed the ask by `user`, in words a modal's plain-text
+        error can carry (no mentions); None: nothing known here stops it."""
         record = live.record
         noun = noun_of(record)
         if target == record.holder:
-            return f"<@{target}> holds {noun} already: nothing changed."
+            return f"They hold {noun} already."
         if target == user and record.holder is None:
-            return f"To take {noun} yourself, press Claim: nothing changed."
+            return f"To take {noun} yourself, press Claim."
         if self._may_not_approve(live, target):
-            return (
-                f"<@{target}> is who the agent acts for, and its policy does not let them "
-                f"approve {noun}: it was not handed to them, so nothing changed."
-            )
-        if not await self._users.is_person(target):
-            return f"<@{target}> is not a person who can answer: nothing changed."
+            return f"The agent acts for them, and its policy does not let them approve {noun}."
         return None
 
     def _may_not_approve(self, live: LiveAsk, person: str) -> bool:
@@ -223,3 +238,9 @@ class Claims:
 
     async def _tell(self, live: LiveAsk, user: str, text: str) -> None:
         await self._messages.ephemeral(live.record, user, text)
+
+
+def _chosen(values: StateValues) -> str | None:
+    """The person picked in "Reassign…"."""
+    picked = values.get(REASSIGN_BLOCK_ID, {})
+    return next((state.selected_user for state in picked.values() if state.selected_user), None)

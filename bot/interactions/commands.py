@@ -166,7 +166,8 @@ class Release(_Command):
 
 @dataclass(frozen=True, slots=True)
 class SubmitReassign(_Command):
-    """The "Reassign…" modal submitted: the person chosen holds the ask."""
+    """The "Reassign…" modal submitted: the person chosen holds the ask. Before the ack:
+    checked, so handing it to someone it may not go to is refused in the modal itself."""
 
     user: str
     meta: ViewMeta

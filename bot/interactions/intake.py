@@ -118,7 +118,7 @@ class Intake:
             if await self._decided(command):
                 await ack()
                 return
-        elif isinstance(command, SubmitForm | SubmitOther | SubmitEdit):
+        elif isinstance(command, SubmitForm | SubmitOther | SubmitEdit | SubmitReassign):
             errors = self._errors(command)
             if errors:
                 await ack(response_action="errors", errors=errors)
@@ -202,8 +202,12 @@ class Intake:
             log.exception("could not decide a pick of ask %s on the spot", pick.ref.ask_id)
             return False
 
-    def _errors(self, submitted: SubmitForm | SubmitOther | SubmitEdit) -> dict[str, str]:
+    def _errors(
+        self, submitted: SubmitForm | SubmitOther | SubmitEdit | SubmitReassign
+    ) -> dict[str, str]:
         """What the modal must show before it may close (empty: accept it)."""
+        if isinstance(submitted, SubmitReassign):
+            return self._claims.check(submitted.user, submitted.meta, submitted.values)
         if isinstance(submitted, SubmitEdit):
             return self._edits.check(submitted.meta, submitted.values)
         if isinstance(submitted, SubmitForm):

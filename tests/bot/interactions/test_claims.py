@@ -211,12 +211,16 @@ async def open_reassign(bot: Bot, message: Message, user: str) -> Any:
     return modal
 
 
-async def hand_over(bot: Bot, message: Message, by: str, to: str) -> None:
+async def hand_over(bot: Bot, message: Message, by: str, to: str) -> dict[str, str]:
+    """`by` picks `to` in "Reassign…" and submits; the errors the modal then shows (it
+    stays open with them; none: it closed)."""
     modal = await open_reassign(bot, message, by)
     person = bot.emu.person(by)
     await person.pick_user(modal, block_id="sq~reassign", user=to)
     await person.submit(modal)
     await bot.idle()
+    still_open = bot.emu.views(by)
+    return dict(still_open[0].errors or {}) if still_open else {}
 
 
 async def test_reassign_hands_the_ask_to_the_named_person_who_alone_may_answer(
@@ -225,7 +229,7 @@ async def test_reassign_hands_the_ask_to_the_named_person_who_alone_may_answer(
     asking = pool.ask(QUESTION)
     message = await pool.posted()
     await click(pool, message, ALICE, "Claim")
-    await hand_over(pool, message, ALICE, CAROL)
+    assert await hand_over(pool, message, ALICE, CAROL) == {}  # it closed
     shown = pool.now(message)
     assert thread_lines(emu, message)[-1] == f"↪️ <@{ALICE}> handed this to <@{CAROL}>."
     assert holder_line(shown) == f"🙋 Claimed by <@{CAROL}> until {UNTIL}"
@@ -250,33 +254,38 @@ async def test_the_reassign_modal_is_a_users_select_within_slacks_limits(
     assert emu.violations == []
 
 
-async def test_an_ask_is_not_handed_to_a_bot(pool: Bot, emu: SlackEmulator) -> None:
+async def test_an_ask_is_not_handed_to_a_bot_and_the_giver_is_told(
+    pool: Bot, emu: SlackEmulator
+) -> None:
     asking = pool.ask(QUESTION)
     message = await pool.posted()
-    await hand_over(pool, message, BOB, emu.bot_user_id)
+    errors = await hand_over(pool, message, BOB, emu.bot_user_id)
     record = await stored(pool)
     await leave(asking)
+    assert errors == {}  # a bot is told apart only after the ack, by users.info
     assert [e.text for e in emu.ephemerals(BOB)] == [
-        f"<@{emu.bot_user_id}> is not a person who can answer: nothing changed."
+        "They are not a person who can answer. It was not handed to "
+        f"<@{emu.bot_user_id}>, so nothing changed."
     ]
     assert record.holder is None
     assert thread_lines(emu, message) == []
 
 
-async def test_a_tool_approval_is_not_handed_to_its_requester_who_may_not_approve_it(
+async def test_the_modal_refuses_handing_a_tool_approval_to_its_requester_who_may_not_approve(
     pool: Bot, emu: SlackEmulator
 ) -> None:
     agent = Agent("dev/session-1", name="Alice's agent", requester=ALICE)
     pool.agents.enter(agent)
     asking = pool.ask(PUSH, agent=agent)
     message = await pool.posted()
-    await hand_over(pool, message, BOB, ALICE)
+    errors = await hand_over(pool, message, BOB, ALICE)
     record = await stored(pool)
     await leave(asking)
-    assert [e.text for e in emu.ephemerals(BOB)] == [
-        f"<@{ALICE}> is who the agent acts for, and its policy does not let them approve "
-        "this tool approval: it was not handed to them, so nothing changed."
-    ]
+    assert errors == {
+        "sq~reassign": "The agent acts for them, and its policy does not let them approve "
+        "this tool approval."
+    }
+    assert emu.ephemerals(BOB) == []
     assert record.holder is None
 
 
@@ -295,17 +304,15 @@ async def test_the_team_view_shows_who_holds_a_waiting_ask(pool: Bot, emu: Slack
     )
 
 
-async def test_handing_an_unclaimed_ask_to_yourself_points_to_claim(
+async def test_the_modal_refuses_handing_an_unclaimed_ask_to_yourself_pointing_to_claim(
     pool: Bot, emu: SlackEmulator
 ) -> None:
     asking = pool.ask(QUESTION)
     message = await pool.posted()
-    await hand_over(pool, message, BOB, BOB)
+    errors = await hand_over(pool, message, BOB, BOB)
     record = await stored(pool)
     await leave(asking)
-    assert [e.text for e in emu.ephemerals(BOB)] == [
-        "To take this question yourself, press Claim: nothing changed."
-    ]
+    assert errors == {"sq~reassign": "To take this question yourself, press Claim."}
     assert record.holder is None
 
 

@@ -34,6 +34,9 @@ class Action(StrEnum):
     EDIT = "sq_edit"  # tool approval / plan review: open "Edit and allow" / "Edit and approve"
     SESSION = "sq_session"  # tool approval: allow, and grant the same call for the session
     REVOKE = "sq_revoke"  # a grant listed by `/agent-questions grants` or the Home tab: revoke it
+    CLAIM = "sq_claim"  # an ask sent to a pool: the clicker holds it (bot/claims.py)
+    RELEASE = "sq_release"  # its holder gives a claimed ask back to the pool
+    REASSIGN = "sq_reassign"  # open "Reassign…": hand the ask to a named person
 
 
 class Callback(StrEnum):
@@ -45,6 +48,7 @@ class Callback(StrEnum):
     CHANGES = "sq_changes"
     PLAN = "sq_plan"
     EDIT = "sq_edit"  # the edited input or plan, approved on submit
+    REASSIGN = "sq_reassign"  # "Reassign…": the person chosen holds the ask on submit
 
 
 class BlockKind(StrEnum):

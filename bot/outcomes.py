@@ -63,6 +63,10 @@ class EventKind(StrEnum):
     REMINDED = "reminded"
     ESCALATED = "escalated"  # its SLA ladder asked the policy's `escalate_to` too
     SHOWN = "shown"  # the message now shows the decision
+    CLAIMED = "claimed"  # one person of the pool holds it (`AskRecord.holder`)
+    RELEASED = "released"  # its holder gave it back to the pool
+    CLAIM_LAPSED = "claim_lapsed"  # its claim ran out (`claim_lapse`): back with the pool
+    REASSIGNED = "reassigned"  # handed to a named person, who holds it now
 
 
 class AskError(BaseModel):

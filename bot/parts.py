@@ -14,6 +14,7 @@ import aiohttp
 from pydantic import BaseModel, ConfigDict, Field
 from slack_bolt.async_app import AsyncApp
 
+from bot.asks.claim_lapses import ClaimLapses
 from bot.asks.deadlines import Deadlines
 from bot.asks.lifecycle import Asks
 from bot.asks.observers import AskMetrics, AskObserver, Observers, TransitionLog, WaitingLine
@@ -23,6 +24,7 @@ from bot.flags import StartupError as StartupError
 from bot.interactions.admission import Admission
 from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
+from bot.interactions.claims import Claims
 from bot.interactions.edits import Edits
 from bot.interactions.grant_list import GrantList
 from bot.interactions.intake import Intake
@@ -49,6 +51,7 @@ from bot.slack.pacing import ChannelPosts
 from bot.slack.responders import AnyoneInChannel, Responders
 from bot.slack.status_line import ThreadStatuses
 from bot.slack.threads import Threads
+from bot.slack.users import Users
 from bot.store import AskStore, MemoryStore
 from bot.store.leases import Leases, new_owner
 from bot.tasks import Tasks
@@ -92,6 +95,7 @@ class Parts:
     messages: AskMessages
     leases: Leases
     deadlines: Deadlines
+    claim_lapses: ClaimLapses  # claims running out (bot/claims.py)
     asks: Asks
     posting: Posting
     admission: Admission
@@ -110,6 +114,7 @@ class Parts:
         await self.tasks.drain()
         # After the drain: a post that finished during it may have started a timer.
         await self.deadlines.close()
+        await self.claim_lapses.close()
         await self.statuses.close()
         if self.owns_store:
             await self.store.close()
@@ -149,7 +154,9 @@ def build(
     leases = Leases(kept, new_owner(replica, shared=shared), clock=clock, shared=shared)
     posts = ChannelPosts(client)
     threads = Threads(kept, settings.channel, posts=posts, clock=clock, leases=leases)
-    messages = AskMessages(client, kept, settings.review, clock, posts=posts)
+    messages = AskMessages(
+        client, kept, settings.review, clock, posts=posts, responders=settings.responders
+    )
     asks = Asks(
         store=kept,
         messages=messages,
@@ -172,6 +179,10 @@ def build(
     )
     deadlines = Deadlines(asks, leases, settings.review, clock, messages)
     asks.observers.add(deadlines)
+    claim_lapses = ClaimLapses(
+        asks, leases, settings.review, clock, messages, responders=settings.responders
+    )
+    asks.observers.add(claim_lapses)
     responders = Responders(client, settings.responders)
     admission = Admission(asks, messages, responders, settings.review)
     plan_reviews = PlanReviews(asks, admission, messages, settings.review, clock)
@@ -195,6 +206,15 @@ def build(
     )
     team = TeamView(kept, client, audience, settings.review, grants=grant_audience)
     grant_list = GrantList(kept, clock, grant_audience, team)
+    claims = Claims(
+        asks,
+        admission,
+        messages,
+        settings.review,
+        clock,
+        Users(client),
+        responders=settings.responders,
+    )
     intake = Intake(
         answering,
         plan_reviews,
@@ -205,6 +225,7 @@ def build(
         edits=edits,
         session_grants=session_grants,
         grant_list=grant_list,
+        claims=claims,
     )
     # `/agent-questions <word>`: each feature's subcommand, one entry per line.
     subcommand_list: dict[str, Subcommand] = {
@@ -235,6 +256,7 @@ def build(
         messages=messages,
         leases=leases,
         deadlines=deadlines,
+        claim_lapses=claim_lapses,
         asks=asks,
         posting=posting,
         admission=admission,

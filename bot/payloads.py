@@ -41,6 +41,7 @@ class ElementState(SlackModel):
     value: str | None = None
     selected_option: SelectedOption | None = None
     selected_options: list[SelectedOption] | None = None
+    selected_user: str | None = None  # a users_select ("Reassign…")
 
 
 StateValues = dict[str, dict[str, ElementState]]

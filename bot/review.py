@@ -16,6 +16,7 @@ nothing names the case, `[default]` applies. A tool approval is first matched ag
     escalate_to = ["S0789BACKUP"]
     expire_after = "1d"                       # then end it: nobody answered (never approved)
     working_hours = { time_zone = "Europe/Paris", start = "09:00", end = "18:00" }  # mon-fri
+    claim_lapse = "30m"                       # "Claim" on asks sent to a pool; lapses after
 
     [agents."deploy-bot"]                     # by agent id (the relay's `agent.id`)
     reviewers = ["U0123ABCD"]
@@ -90,6 +91,10 @@ is a question. What each key counts for:
 - `remind_after`, `escalate_after` with `escalate_to`, `expire_after` (the SLA ladder, in
   that order, each counted from the ask's creation; in working time when `working_hours` is
   set): every kind. Escalation widens who may answer to `escalate_to`; it never approves;
+- `claim_lapse`: every kind. An ask sent to a pool (a user group, or several people) offers
+  "Claim" (and "Reassign…"); the holder alone may answer until they release it, hand it on,
+  or the claim lapses after this long. Unset: no claims. Not on a review that needs more
+  than one approval (only its holder could approve: the quorum could never be met);
 - `approve_in_slack` (default true; false: no approval from chat counts, a decline does) and
   `where` (read after "Approve it", e.g. "in the deploy console"): tool approvals, so only in
   `[[tools]]` and `kinds.tool-approval` tables;
@@ -216,6 +221,9 @@ class ReviewPolicy(BaseModel):
     working_hours: WorkingHours | None = None
     # Tool approvals: how long a grant made on their card lasts (None: `[default]`'s, else 8 h).
     grant_ttl: Duration | None = None
+    # Claims, every kind: an ask sent to a pool offers "Claim", and a claim lapses after
+    # this long (bot/asks/claim_lapses.py). None: no claims, so none can hold an ask forever.
+    claim_lapse: Duration | None = None
 
     @model_validator(mode="after")
     def _check(self) -> ReviewPolicy:
@@ -223,6 +231,12 @@ class ReviewPolicy(BaseModel):
         if bad:
             raise ValueError(f"reviewers must be user (U…/W…) or group (S…) ids, not {bad}")
         _check_ladder(self)
+        if self.claim_lapse is not None and self.approvals > 1:
+            # A claimed ask is its holder's alone: a second approver could never approve.
+            raise ValueError(
+                f"claim_lapse: a claimed review is approved by its holder alone, so it could "
+                f"never collect {self.approvals} approvals; drop one of the two"
+            )
         if self.where is not None and self.approve_in_slack:
             raise ValueError(
                 "where says where to approve instead of Slack: set approve_in_slack = false"

@@ -29,6 +29,7 @@ SELECTS: Final = elements.types_used_by("select")
 CHECKBOXES: Final = elements.types_used_by("check")
 RADIOS: Final = elements.types_used_by("choose")
 TEXT_INPUTS: Final = elements.types_used_by("type")
+USER_SELECTS: Final = frozenset({"users_select"})
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,25 @@ class Person:
             return _Use(elements.value_of(ref.element, text), {"value": text})
 
         return await self._use(target, "type into", TEXT_INPUTS, action_id, block_id, None, enter)
+
+    async def pick_user(
+        self,
+        target: Target,
+        *,
+        block_id: str | None = None,
+        action_id: str | None = None,
+        user: str,
+    ) -> Delivery | None:
+        """Pick the workspace member `user` in a users_select (Slack lists only members,
+        so an unknown id raises LookupError)."""
+        self._core.workspace.user(user)
+
+        def pick(ref: ElementRef) -> _Use:
+            return _Use(elements.value_of(ref.element, user), {"selected_user": user})
+
+        return await self._use(
+            target, "pick a user in", USER_SELECTS, action_id, block_id, None, pick
+        )
 
     def draft(self, target: Target) -> StateValues:
         """What the person has entered on `target` but not yet sent: its `state.values`

@@ -7,12 +7,14 @@ import asyncio
 import contextlib
 import logging
 
+from bot.asks.escalation import noun_of
 from bot.asks.lifecycle import Asks
 from bot.asks.live import LiveAsk
+from bot.claims import held_refusal, offers_claims
 from bot.render.notes import settled_note
 from bot.review import ReviewPolicies
 from bot.slack.messages import AskMessages
-from bot.slack.responders import Responders
+from bot.slack.responders import ANYONE, Responders
 from bot.store import EventKind, Verdict
 from provider import (
     AnswerContractError,
@@ -71,18 +73,27 @@ class Admission:
             live = self._asks.live(ask_id)
             if live is None or live.claimed or live.posting.locked():
                 return None
+            holder = live.record.holder
+            if holder is not None:
+                return live if user == holder else None
             allowed = self.who_may_answer(live)
             return live if allowed.anyone or user in allowed.users else None
         live = await self._asks.held(ask_id)
+        if live is not None and self.offers_claims(live):
+            # Another replica may have claimed it since this copy was read.
+            live = live if await self._asks.held_asks.refresh(live) else None
         if live is None:
             await self.too_late(user, ask_id)
             return None
-        allowed = self.who_may_answer(live)
-        if not await allowed.allows(user) and await self._escalated_elsewhere(live):
-            allowed = self.who_may_answer(live)
-        if not await allowed.allows(user):
-            await self._asks.note(ask_id, EventKind.REFUSED, user, "not an allowed responder")
-            await self._messages.ephemeral(live.record, user, allowed.refusal())
+        holder = live.record.holder
+        if holder is not None and user != holder:
+            await self._asks.note(ask_id, EventKind.REFUSED, user, f"claimed by {holder}")
+            await self._messages.ephemeral(
+                live.record, user, held_refusal(holder, noun_of(live.record))
+            )
+            return None
+        # Its holder may, even one who is not a reviewer: it was handed to them by name.
+        if holder is None and not await self._allows(live, user):
             return None
         done = live.record.parts_done.get(part) if part is not None else None
         if done is not None:
@@ -91,6 +102,26 @@ class Admission:
             )
             return None
         return live
+
+    async def _allows(self, live: LiveAsk, user: str) -> bool:
+        """Whether `user` may answer the ask; if not, they are told who may."""
+        allowed = self.who_may_answer(live)
+        if not await allowed.allows(user) and await self._escalated_elsewhere(live):
+            allowed = self.who_may_answer(live)
+        if not await allowed.allows(user):
+            await self._asks.note(
+                live.record.id, EventKind.REFUSED, user, "not an allowed responder"
+            )
+            await self._messages.ephemeral(live.record, user, allowed.refusal())
+            return False
+        return True
+
+    def offers_claims(self, live: LiveAsk) -> bool:
+        """Whether the ask offers "Claim": its policy sets `claim_lapse` and it is sent to
+        a pool (bot/claims.py)."""
+        responders = self._responders
+        ids = ANYONE if responders.anyone else sorted(responders.users | responders.groups)
+        return offers_claims(self._policies.of(live.record), ids)
 
     async def _escalated_elsewhere(self, live: LiveAsk) -> bool:
         """Whether another replica escalated the ask since this copy was read (then `live`

@@ -158,6 +158,32 @@ class Discuss(_Command):
     ref: AskRef
 
 
+@dataclass(frozen=True, slots=True)
+class Claim(_Command):
+    """ "Claim" clicked on an ask sent to a pool: the clicker holds it."""
+
+    user: str
+    ref: AskRef
+
+
+@dataclass(frozen=True, slots=True)
+class Release(_Command):
+    """ "Release" clicked: the holder gives the ask back to its pool."""
+
+    user: str
+    ref: AskRef
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitReassign(_Command):
+    """The "Reassign…" modal submitted: the person chosen holds the ask. Before the ack:
+    checked, so handing it to someone it may not go to is refused in the modal itself."""
+
+    user: str
+    meta: ViewMeta
+    values: StateValues
+
+
 # --- commands that only open a modal: not kept ---------------------------------------------
 
 
@@ -227,6 +253,15 @@ class OpenDiff(_Opening):
 
 
 @dataclass(frozen=True, slots=True)
+class OpenReassign(_Opening):
+    """Open the "Reassign…" modal of an ask sent to a pool."""
+
+    user: str
+    ref: AskRef
+    trigger_id: str
+
+
+@dataclass(frozen=True, slots=True)
 class OpenEdit(_Opening):
     """Open a review's edit modal; `push` when the click came from inside a modal."""
 
@@ -255,6 +290,10 @@ Command = (
     | OpenPlan
     | OpenDiff
     | OpenEdit
+    | Claim
+    | Release
+    | OpenReassign
+    | SubmitReassign
 )
 
 
@@ -334,6 +373,12 @@ def _block_actions(body: dict[str, object]) -> Command | None:
         return OpenEdit(user, AskRef.of(ref), trigger, push=in_modal)
     if control is Action.SESSION:
         return AllowSession(user, AskRef.of(ref))
+    if control is Action.CLAIM:
+        return Claim(user, AskRef.of(ref))
+    if control is Action.RELEASE:
+        return Release(user, AskRef.of(ref))
+    if control is Action.REASSIGN:
+        return OpenReassign(user, AskRef.of(ref), trigger)
     assert_never(control)  # a new control needs its command here
 
 
@@ -372,11 +417,19 @@ def _view_submission(body: dict[str, object]) -> Command | None:
     if payload is None:
         return None
     view = payload.view
-    if view.callback_id not in (Callback.FORM, Callback.OTHER, Callback.CHANGES, Callback.EDIT):
+    if view.callback_id not in (
+        Callback.FORM,
+        Callback.OTHER,
+        Callback.CHANGES,
+        Callback.EDIT,
+        Callback.REASSIGN,
+    ):
         return None  # a read-only modal: nothing to do but ack
     meta = _meta_of(view.private_metadata)
     if meta is None:
         return None
+    if view.callback_id == Callback.REASSIGN:
+        return SubmitReassign(payload.user.id, meta, view.state.values)
     if view.callback_id == Callback.EDIT:
         return SubmitEdit(payload.user.id, meta, view.state.values)
     if view.callback_id == Callback.FORM:

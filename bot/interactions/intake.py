@@ -30,9 +30,11 @@ from urllib.parse import parse_qsl
 
 from bot.clock import Clock
 from bot.interactions.answering import Answering
+from bot.interactions.claims import Claims
 from bot.interactions.commands import (
     AllowSession,
     Approve,
+    Claim,
     CloseForm,
     Command,
     Discuss,
@@ -43,13 +45,16 @@ from bot.interactions.commands import (
     OpenForm,
     OpenOther,
     OpenPlan,
+    OpenReassign,
     Pick,
+    Release,
     Reply,
     Revoke,
     SubmitEdit,
     SubmitForm,
     SubmitOther,
     SubmitPart,
+    SubmitReassign,
     parse,
 )
 from bot.interactions.edits import Edits
@@ -88,9 +93,11 @@ class Intake:
         edits: Edits,
         session_grants: SessionGrants,
         grant_list: GrantList,
+        claims: Claims,
     ) -> None:
         self._answering = answering
         self._grant_list = grant_list
+        self._claims = claims
         self._edits = edits
         self._session_grants = session_grants
         self._origins = origins
@@ -115,7 +122,7 @@ class Intake:
             if await self._decided(command):
                 await ack()
                 return
-        elif isinstance(command, SubmitForm | SubmitOther | SubmitEdit):
+        elif isinstance(command, SubmitForm | SubmitOther | SubmitEdit | SubmitReassign):
             errors = self._errors(command)
             if errors:
                 await ack(response_action="errors", errors=errors)
@@ -164,8 +171,22 @@ class Intake:
                 await self._session_grants.allow(user, ref)
             case Revoke(user, grant_id, response_url):
                 await self._grant_list.revoke(user, grant_id, response_url)
+            case Claim() | Release() | OpenReassign() | SubmitReassign():
+                await self._claimed(command)
             case _:
                 assert_never(command)
+
+    async def _claimed(self, command: Claim | Release | OpenReassign | SubmitReassign) -> None:
+        claims = self._claims
+        match command:
+            case Claim(user, ref):
+                await claims.claim(user, ref)
+            case Release(user, ref):
+                await claims.release(user, ref)
+            case OpenReassign(user, ref, trigger_id):
+                await claims.open_reassign(user, ref, trigger_id)
+            case SubmitReassign(user, meta, values):
+                await claims.reassign(user, meta, values)
 
     async def replay(self) -> int:
         """Dispatch every interaction kept before a restart and never handled, in order of
@@ -187,8 +208,12 @@ class Intake:
             log.exception("could not decide a pick of ask %s on the spot", pick.ref.ask_id)
             return False
 
-    def _errors(self, submitted: SubmitForm | SubmitOther | SubmitEdit) -> dict[str, str]:
+    def _errors(
+        self, submitted: SubmitForm | SubmitOther | SubmitEdit | SubmitReassign
+    ) -> dict[str, str]:
         """What the modal must show before it may close (empty: accept it)."""
+        if isinstance(submitted, SubmitReassign):
+            return self._claims.check(submitted.user, submitted.meta, submitted.values)
         if isinstance(submitted, SubmitEdit):
             return self._edits.check(submitted.meta, submitted.values)
         if isinstance(submitted, SubmitForm):

@@ -32,6 +32,8 @@ Listener = Callable[[AsyncAck, dict[str, Any], AsyncBoltRequest], Awaitable[None
 CONTROLS = (PICK_PATTERN, *(a for a in Action if a not in (Action.PICK, Action.INPUT)))
 # Our modals whose submission is an answer.
 ANSWERING_MODALS = (Callback.FORM, Callback.OTHER, Callback.CHANGES, Callback.EDIT)
+# Our modals whose submission changes an ask without answering it.
+CHANGING_MODALS = (Callback.REASSIGN,)
 
 
 def register_listeners(app: AsyncApp, intake: Intake) -> None:
@@ -40,7 +42,7 @@ def register_listeners(app: AsyncApp, intake: Intake) -> None:
     for control in CONTROLS:
         app.action(control)(clicked)
     submitted = _to(intake, InboxKind.VIEW_SUBMISSION)
-    for callback in ANSWERING_MODALS:
+    for callback in (*ANSWERING_MODALS, *CHANGING_MODALS):
         app.view(callback)(submitted)
     # Only a form's closing matters: the ask ends as closed (its modal has notify_on_close).
     app.view_closed(Callback.FORM)(_to(intake, InboxKind.VIEW_CLOSED))

@@ -272,6 +272,10 @@ def _pending_text(record: AskRecord, link: str | None, sla: str | None = None) -
     lines.append(_meta(record, f"{asked}, queued to be posted" if record.queued else asked, link))
     if sla is not None:
         lines.append(sla)  # the SLA step reached and the next one (bot/render/sla.py)
+    if record.holder is not None:
+        # Who holds it (bot/claims.py): the one person who may answer it now.
+        since = f" since {when(record.claimed_at)}" if record.claimed_at is not None else ""
+        lines.append(f"🙋 Claimed by <@{record.holder}>{since}")
     return "\n".join(lines)
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from slack_sdk.models.views import View
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
+from bot.claims import lapses_at, offers_claims
 from bot.clock import Clock
 from bot.render import (
     AskLayout,
@@ -19,6 +20,7 @@ from bot.render import (
     ask_message,
     settled_message,
 )
+from bot.render.claim import claim_blocks, with_claim
 from bot.render.plan_review import ReviewStatus, plan_review_message, settled_plan_review
 from bot.render.sla import sla_text, with_sla
 from bot.render.tool_approval import settled_tool_approval, tool_approval_message
@@ -49,8 +51,11 @@ class AskMessages:
         clock: Clock,
         *,
         posts: ChannelPosts,
+        responders: Sequence[str] | str = (),
     ) -> None:
         self.client = client
+        # Who may answer where no policy names reviewers: whether an ask goes to a pool.
+        self._responders = responders
         # Posts and updates wait their turn in their channel (Slack's posting rate).
         self.posts = posts
         self._store = store
@@ -61,11 +66,15 @@ class AskMessages:
 
     async def open_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
         """A part of an open ask as it should read now (a part already answered says so),
-        with its SLA line: when its next step comes."""
+        with its claim controls (an ask sent to a pool) and its SLA line: when its next
+        step comes."""
         content = await self._open_view(record, layout, part)
         if part in record.parts_done:
             return content
         policy = self._policies.of(record)
+        if offers_claims(policy, self._responders):
+            held = claim_blocks(record.id, record.holder, lapses_at(record, policy))
+            content = with_claim(content, held)
         steps = still_due(
             policy.ladder(record.created_at),
             reminded_at=record.reminded_at,

@@ -67,6 +67,10 @@ class AuditKind(StrEnum):
     ERASED = "erased"
     GRANT_CREATED = "grant_created"  # a standing allow stored (`bot.asks.grants`)
     GRANT_REVOKED = "grant_revoked"  # a grant revoked: it covers nothing from then on
+    CLAIMED = "claimed"
+    RELEASED = "released"
+    CLAIM_LAPSED = "claim_lapsed"
+    REASSIGNED = "reassigned"
 
 
 class Audited(BaseModel):

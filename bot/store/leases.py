@@ -36,6 +36,7 @@ class LeaseKind(StrEnum):
     REMIND = "remind"  # key: the ask id
     ESCALATE = "escalate"  # key: the ask id (its SLA ladder's escalation step)
     PURGE = "purge"  # key: "retention"; kept for a whole period, so replicas purge once in it
+    LAPSE = "lapse"  # key: the ask id (its claim running out)
 
     @property
     def outlives_the_process(self) -> bool:

@@ -136,6 +136,13 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE audit_published (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
         " seq BIGINT NOT NULL, mac TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
     ),
+    (
+        # Claims (bot/asks/claim_lapses.py): who holds a pending ask, read from the record,
+        # so the asks one person holds are found by index. A new step also tells older code
+        # that records now carry `holder`, which it cannot read: it refuses the database.
+        "ALTER TABLE asks ADD COLUMN holder TEXT GENERATED ALWAYS AS (record->>'holder') STORED",
+        "CREATE INDEX asks_by_holder ON asks (holder, created_at, seq)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

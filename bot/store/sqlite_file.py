@@ -158,6 +158,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE IF NOT EXISTS audit_published (seq INTEGER NOT NULL, mac TEXT NOT NULL,"
         " at REAL NOT NULL)",
     ),
+    (
+        # Claims (bot/asks/claim_lapses.py): who holds a pending ask, read from the record,
+        # so the asks one person holds are found by index. A new step also tells older code
+        # that records now carry `holder`, which it cannot read: it refuses the file instead.
+        "ALTER TABLE asks ADD COLUMN holder TEXT"
+        " GENERATED ALWAYS AS (json_extract(record, '$.holder')) VIRTUAL",
+        "CREATE INDEX IF NOT EXISTS asks_by_holder ON asks (holder, created_at)",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -104,6 +104,11 @@ class AskRecord(Record):
     reminded_at: float | None = None
     # When its SLA ladder escalated it (`escalate_to` may answer from then on); None: not yet.
     escalated_at: float | None = None
+    # Who holds the ask now, and since when (bot/asks/claim_lapses.py): one person of the
+    # pool claimed it (or was handed it), and only they may answer until it is released,
+    # lapses or is handed on. None: it is with the pool.
+    holder: str | None = None
+    claimed_at: float | None = None
     # When the asker stops waiting (the relay's `expires_in`): the ask is withdrawn then.
     expires_at: float | None = None
     # The review policy chosen when the ask was created (`ReviewPolicies.select`), by name;

@@ -23,6 +23,7 @@ from bot.flags import StartupError as StartupError
 from bot.interactions.admission import Admission
 from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
+from bot.interactions.audit_exports import AuditExports
 from bot.interactions.edits import Edits
 from bot.interactions.intake import Intake
 from bot.interactions.origins import BotIdentity, Origins
@@ -47,6 +48,7 @@ from bot.slack.pacing import ChannelPosts
 from bot.slack.responders import AnyoneInChannel, Responders
 from bot.slack.status_line import ThreadStatuses
 from bot.slack.threads import Threads
+from bot.slack.workspace_url import WorkspaceUrl
 from bot.store import AskStore, MemoryStore
 from bot.store.leases import Leases, new_owner
 from bot.tasks import Tasks
@@ -194,7 +196,9 @@ def build(
     )
     team = TeamView(kept, client, audience, settings.review)
     # `/agent-questions <word>`: each feature's subcommand, one entry per line.
-    subcommand_list: dict[str, Subcommand] = {}
+    subcommand_list: dict[str, Subcommand] = {
+        "export": AuditExports(kept, audience, client, WorkspaceUrl(client), clock).subcommand(),
+    }
     subcommands = Subcommands(subcommand_list)
     app = build_app(
         client,

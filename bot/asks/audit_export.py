@@ -71,14 +71,15 @@ def parse_time(text: str, name: str) -> float:
     """The instant an ISO-8601 date or time names (a date: its midnight; no offset: UTC);
     `ValueError` saying what `name` should be."""
     try:
-        parsed = datetime.fromisoformat(text.strip())
-    except ValueError:
+        # RFC 3339 allows a lower-case `t` and `z`; fromisoformat takes upper case only.
+        parsed = datetime.fromisoformat(text.strip().upper())
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=UTC)
+        return parsed.timestamp()
+    except (ValueError, OverflowError):  # OverflowError: before year 1 once made UTC
         raise ValueError(
             f"{name} {text!r} is not an ISO-8601 date or time ({TIME_EXAMPLE})"
         ) from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed.timestamp()
 
 
 def parse_outcome(text: str, name: str = "outcome") -> Outcome:

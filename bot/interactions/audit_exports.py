@@ -134,5 +134,5 @@ def _note(unread: set[str]) -> str:
     channels = ", ".join(f"<#{c}>" for c in sorted(unread))
     return (
         f"\n:lock: Some asks in {channels} were left out: the bot could not read who is in "
-        "that channel, so from there you get only the asks you may answer or review."
+        "there, so from there you get only the asks you may answer or review."
     )

@@ -7,7 +7,7 @@ import io
 
 from bot.store import AskState, MemoryStore, Verdict
 from bot.team import COMMAND
-from slack_emulator import SlackEmulator
+from slack_emulator import ApiError, SlackEmulator
 from tests.bot.audit_asks import ASKS, HEADER
 from tests.bot.audit_asks import CHANNEL as SCRIPTED_CHANNEL
 
@@ -132,3 +132,29 @@ async def test_help_lists_export(emu: SlackEmulator) -> None:
         await emu.person(ALICE).command(COMMAND, "help")
         await emu.wait_for(lambda: len(emu.ephemerals(ALICE)) > before, what="the help")
     assert USAGE in emu.ephemerals(ALICE)[-1].text
+
+
+async def test_a_refused_upload_is_told_to_the_person(emu: SlackEmulator) -> None:
+    store = await scripted(emu)
+    emu.inject("files.completeUploadExternal", ApiError("missing_scope"))
+    async with running_bot(emu, store=store):
+        text = await export(emu, ALICE, DAY)
+    assert text == (
+        "Could not send the file: Slack refused files.completeUploadExternal: missing_scope."
+    )
+    assert emu.files() == []
+
+
+async def test_a_channel_whose_members_cannot_be_read_is_left_out_and_said_so(
+    emu: SlackEmulator,
+) -> None:
+    store = await scripted(emu)
+    emu.inject("conversations.members", ApiError("missing_scope"), times=None)
+    async with running_bot(emu, store=store):
+        text = await export(emu, CAROL, DAY)
+    assert text == (
+        "No asks you may see were made from 2026-12-01T00:00:00.000Z to "
+        "2026-12-02T00:00:00.000Z.\n"
+        f":lock: Some asks in <#{CHANNEL}>, <#{PRIVATE}> were left out: the bot could not read "
+        "who is in there, so from there you get only the asks you may answer or review."
+    )

@@ -6,12 +6,15 @@ import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import psycopg
 import pytest
 from pydantic import ValidationError
 
 from bot.outcomes import Verdict
 from bot.store import AskRecord, AskState, AskStore, MemoryStore
+from bot.store.postgres import _ID_BY_CODE_POINT as PG_ID
 from bot.store.postgres import PostgresStore
+from bot.store.postgres import _json_text as pg_json_text
 from bot.store.queries import AskQuery, Outcome, PageCursor, page_filter
 from bot.store.sqlite import SqliteStore
 from bot.store.sqlite import _json_text as json_text
@@ -174,3 +177,21 @@ async def test_sqlite_reads_the_range_by_index(tmp_path: Path) -> None:
     )
     assert by_outcome.startswith("SEARCH asks USING INDEX asks_by_state (state=? AND created_at>?")
     assert "SCAN asks" not in by_agent
+
+
+async def test_postgres_reads_a_narrow_range_by_index(postgres_url: str) -> None:
+    async with PostgresStore(postgres_url) as store:
+        for n in range(2000):
+            await store.add(ask(f"ask-{n:04d}", float(n), agent_id=f"agent-{n % 7}"))
+    where, params = page_filter(
+        AskQuery(since=100, until=120, person="U0ALICE"), None, "%s", pg_json_text, ask_id=PG_ID
+    )
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("ANALYZE asks")
+        rows = conn.execute(
+            f"EXPLAIN SELECT record::text FROM asks{where} ORDER BY created_at, {PG_ID} LIMIT 501",
+            params,
+        ).fetchall()
+    plan = "\n".join(row[0] for row in rows)
+    assert "asks_by_age" in plan
+    assert "Seq Scan" not in plan

@@ -19,6 +19,7 @@ COMMANDS: Final = """commands (each has its own --help):
   python -m bot credentials ...     create, list and revoke the relay's agent credentials
   python -m bot erase ASK_ID        delete one settled ask from the store now
   python -m bot audit verify        check the tamper-evident decision log
+                audit export        the asks of a period as CSV or JSON Lines (docs/audit.md)
 
 The relay (POST /v1/asks, GET /v1/asks/{id}?wait=S with S at most 60 seconds, DELETE to
 withdraw) is served when SLACK_QUESTIONS_RELAY_TOKEN or an agent credential is set; its

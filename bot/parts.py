@@ -24,6 +24,7 @@ from bot.flags import StartupError as StartupError
 from bot.interactions.admission import Admission
 from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
+from bot.interactions.audit_exports import AuditExports
 from bot.interactions.claims import Claims
 from bot.interactions.edits import Edits
 from bot.interactions.grant_list import GrantList
@@ -52,6 +53,7 @@ from bot.slack.responders import AnyoneInChannel, Responders
 from bot.slack.status_line import ThreadStatuses
 from bot.slack.threads import Threads
 from bot.slack.users import Users
+from bot.slack.workspace_url import WorkspaceUrl
 from bot.store import AskStore, MemoryStore
 from bot.store.leases import Leases, new_owner
 from bot.tasks import Tasks
@@ -230,6 +232,7 @@ def build(
     # `/agent-questions <word>`: each feature's subcommand, one entry per line.
     subcommand_list: dict[str, Subcommand] = {
         "grants": Subcommand("grants — the active grants you may revoke", grant_list.command),
+        "export": AuditExports(kept, audience, client, WorkspaceUrl(client), clock).subcommand(),
     }
     subcommands = Subcommands(subcommand_list)
     app = build_app(

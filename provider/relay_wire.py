@@ -38,6 +38,7 @@ STATUS_OF_CODE: Final[dict[str, int]] = {
     ErrorCode.CALLER_NOT_LIVE: 400,
     ErrorCode.DELEGATED_CALLER: 400,
     ErrorCode.ASK_FAILED: 422,
+    "INVALID_RANGE": 422,  # the audit export: each time well formed, but until <= since
     "INVALID_BODY": 400,
     # Well formed, but two questions share an id or two options a label: JSON Schema cannot
     # require a property to be unique across items, so the document states it in words.
@@ -45,6 +46,7 @@ STATUS_OF_CODE: Final[dict[str, int]] = {
     "UNAUTHORIZED": 401,
     "AGENT_NOT_ALLOWED": 403,
     "ROUTE_NOT_ALLOWED": 403,
+    "ADMIN_ONLY": 403,  # the audit export: the admin token or an admin credential only
     "NOT_FOUND": 404,
     IDEMPOTENCY_CONFLICT: 409,
     "BODY_TOO_LARGE": 413,

@@ -13,6 +13,7 @@ from aiohttp import web
 from slack_emulator.core import Core, build_core
 from slack_emulator.delivery import DeliverySettings, delivering_to
 from slack_emulator.faults import Fault, Faults
+from slack_emulator.files import Files, Upload
 from slack_emulator.http_routes import build_server
 from slack_emulator.identity import DEFAULT_SIGNING_SECRET, AppIdentity
 from slack_emulator.methods import METHODS
@@ -55,6 +56,7 @@ class SlackEmulator:
         )
         self._faults = Faults()
         self._stopping = asyncio.Event()
+        self._files = Files()
         context = MethodContext(
             app=self._app,
             workspace=self._core.workspace,
@@ -62,6 +64,7 @@ class SlackEmulator:
             triggers=self._core.triggers,
             recorder=self._core.recorder,
             socket_url=lambda: self._core.socket.issue_url(self.url),
+            files=self._files,
         )
         self._web_api = WebApi(context, METHODS, self._faults, self._stopping)
         self._runner: web.AppRunner | None = None
@@ -73,7 +76,9 @@ class SlackEmulator:
         if self._runner is not None:
             raise RuntimeError("the emulator is already running")
         self._stopping.clear()
-        server = build_server(self._web_api, self._core.response_urls, self._core.socket)
+        server = build_server(
+            self._web_api, self._core.response_urls, self._core.socket, self._files
+        )
         runner = web.AppRunner(server, shutdown_timeout=_SHUTDOWN_TIMEOUT, access_log=None)
         await runner.setup()
         try:
@@ -87,6 +92,7 @@ class SlackEmulator:
         self._runner = runner
         self._url = f"http://{bound_host}:{bound_port}"
         self._core.response_urls.base_url = self._url
+        self._files.base_url = self._url
 
     async def stop(self) -> None:
         """Close Socket Mode connections, the server and the outgoing HTTP session."""
@@ -214,6 +220,10 @@ class SlackEmulator:
     @property
     def calls(self) -> list[ApiCall]:
         return self._core.recorder.calls
+
+    def files(self) -> list[Upload]:
+        """The files uploaded and completed (files.completeUploadExternal), in order."""
+        return self._files.shared()
 
     def calls_to(self, method: str) -> list[ApiCall]:
         return [call for call in self.calls if call.method == method]

@@ -7,6 +7,7 @@ import json
 
 from aiohttp import web
 
+from slack_emulator.files import UPLOAD_PATH, Files
 from slack_emulator.response_urls import PATH_PREFIX, ResponseUrls
 from slack_emulator.socket_mode_server import SocketModeServer
 from slack_emulator.web_api import WebApi, decode_form_arguments
@@ -14,7 +15,10 @@ from slack_emulator.wire import JsonDict
 
 
 def build_server(
-    web_api: WebApi, response_urls: ResponseUrls, socket: SocketModeServer
+    web_api: WebApi,
+    response_urls: ResponseUrls,
+    socket: SocketModeServer,
+    files: Files | None = None,
 ) -> web.Application:
     async def api(request: web.Request) -> web.Response:
         method = request.match_info["method"]
@@ -57,6 +61,19 @@ def build_server(
         reply = response_urls.handle(request.match_info["key"], body)
         return _json(reply.status, reply.body)
 
+    async def upload(request: web.Request) -> web.Response:
+        """An upload URL of files.getUploadURLExternal: raw bytes, or a multipart form's file."""
+        if request.content_type.startswith("multipart/"):
+            form = await request.post()
+            parts = [v for v in form.values() if isinstance(v, web.FileField)]
+            content = parts[0].file.read() if parts else b""
+        else:
+            content = await request.read()
+        kept = files.receive(request.match_info["file_id"], content) if files else None
+        if kept is None:
+            return web.Response(status=404, text="no such upload")
+        return web.Response(text=f"OK - {len(content)}")
+
     async def index(request: web.Request) -> web.Response:
         return web.Response(text="Slack emulator: Web API at /api/<method>\n")
 
@@ -64,6 +81,7 @@ def build_server(
     server.router.add_route("*", "/api/{method}", api)
     server.router.add_post(PATH_PREFIX + "/{key:.+}", respond)
     server.router.add_get("/link/", socket.handle)
+    server.router.add_post(UPLOAD_PATH + "/{file_id}", upload)
     server.router.add_get("/", index)
     return server
 

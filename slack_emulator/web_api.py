@@ -17,6 +17,7 @@ from typing import Final, Literal
 
 from slack_emulator.block_checks import Issue
 from slack_emulator.faults import ApiError, Faults, RateLimited, ServerError, Slow, SlowReply
+from slack_emulator.files import Files
 from slack_emulator.identity import AppIdentity
 from slack_emulator.ids import Ids
 from slack_emulator.posting_rate import POSTING_METHODS, PostingLimits, retry_after_header
@@ -43,6 +44,7 @@ class MethodContext:
     recorder: Recorder
     socket_url: Callable[[], str]
     method: str = ""
+    files: Files = field(default_factory=Files)  # uploads (files.getUploadURLExternal, …)
 
     def refuse(self, issues: list[Issue], *, error: str) -> None:
         """Record Block Kit issues as violations and answer as Slack does, if there are any."""

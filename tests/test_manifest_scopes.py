@@ -35,6 +35,8 @@ METHOD_SCOPES: Final[dict[str, frozenset[str]]] = {
     "views.push": frozenset(),
     "views.update": frozenset(),
     "views.publish": frozenset(),
+    "files.getUploadURLExternal": frozenset({"files:write"}),
+    "files.completeUploadExternal": frozenset({"files:write"}),
 }
 """Web API method → the bot scopes it needs (for the conversation types the bot uses)."""
 

@@ -1,4 +1,5 @@
-"""`python -m bot audit verify [--db …] [--head SEQ:MAC]`: check the decision log's chain.
+"""`python -m bot audit verify [--db …] [--head SEQ:MAC]`: check the decision log's chain
+(`audit export`, the asks of a period as a file, is bot/service/export_command.py).
 
 Prints `intact (N events, head …)`, or the first broken link (its seq, what it holds, and
 why: a gap, a reorder, a mac mismatch, a tail cut short of the last published head) and
@@ -16,6 +17,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
+from bot.service import export_command
 from bot.store.audit import OFFLINE_AUDIT_KEY, AuditLink, Verdict, audit_key, verify
 from bot.store.location import DEFAULT_DB, LocationError, open_store_at, store_location
 
@@ -23,6 +25,8 @@ from bot.store.location import DEFAULT_DB, LocationError, open_store_at, store_l
 def main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
     """Run `audit verify`; the exit code: 0 intact, 1 broken, 2 no store or a bad key."""
     args = _parse(argv)
+    if args.command == "export":
+        return export_command.run(args, env)
     environ = env if env is not None else os.environ
     where = args.db or environ.get("SLACK_QUESTIONS_DB", "").strip() or str(DEFAULT_DB)
     try:
@@ -82,4 +86,5 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     check.add_argument(
         "--head", help="SEQ:MAC of a head published to the audit channel, to check the tail against"
     )
+    export_command.add_parser(commands)
     return parser.parse_args(list(argv))

@@ -13,8 +13,10 @@ from typing import Any
 from pydantic.json_schema import models_json_schema
 
 from bot.render.layout import BLOCK_ID_MAX, MENU_OPTIONS_MAX, PARTS_MAX
+from provider import ErrorCode
 from provider.relay_wire import (
     IDEMPOTENCY_CONFLICT,
+    NOT_UNIQUE,
     STATUS_OF_CODE,
     AskList,
     AskView,
@@ -78,6 +80,55 @@ def _unions(schema: object) -> list[dict[str, Any]]:
     return []
 
 
+EXPORT_COLUMNS = (
+    "ask_id, agent, session, channel, kind, question, answer, decided_by, asked_at, "
+    "decided_at, seconds_to_decide, rule_or_grant, permalink"
+)
+
+
+def _audit_export(problems: dict[str, Any], bad_query: dict[str, Any]) -> dict[str, Any]:
+    """`GET /v1/audit/export` (bot/service/audit_route.py): a file, not JSON."""
+    time = {
+        "type": "string",
+        "format": "date-time",
+        "description": "ISO-8601 time (a date alone is taken too, as its midnight); UTC when "
+        "it has no offset",
+    }
+    outcomes = ["pending", "answered", "withdrawn", "closed", "cancelled", "expired", "failed"]
+    text = {"schema": {"type": "string"}}
+    return {
+        "get": {
+            "summary": "The asks made in a period, as CSV or JSON Lines (admin only)",
+            "description": f"Columns, in order: {EXPORT_COLUMNS} (docs/audit.md).",
+            "parameters": [
+                {"name": "since", "in": "query", "required": True, "schema": time},
+                {"name": "until", "in": "query", "schema": time},
+                {"name": "agent", "in": "query", "schema": {"type": "string"}},
+                {"name": "person", "in": "query", "schema": {"type": "string"}},
+                {"name": "outcome", "in": "query", "schema": {"enum": outcomes}},
+                {"name": "format", "in": "query", "schema": {"enum": ["csv", "jsonl"]}},
+            ],
+            "responses": {
+                "200": {
+                    "description": "The file: a header line, then one row per ask (CSV); or "
+                    "one JSON object per ask, every value a string (JSON Lines)",
+                    "content": {"text/csv": text, "application/x-ndjson": text},
+                },
+                "400": bad_query,
+                **problems,
+                "403": _problem(
+                    403,
+                    "Only the admin token or an admin credential may export",
+                    ("ADMIN_ONLY",),
+                ),
+                "422": _problem(
+                    422, "Well formed, but `until` is not after `since`", ("INVALID_RANGE",)
+                ),
+            },
+        }
+    }
+
+
 @cache
 def openapi_document() -> dict[str, Any]:
     """The relay API, described for client generators and humans."""
@@ -139,6 +190,7 @@ def openapi_document() -> dict[str, Any]:
                             403,
                             "This credential may not ask as this agent, or not there "
                             "(a DM, another channel, another session's thread)",
+                            ("AGENT_NOT_ALLOWED", "ROUTE_NOT_ALLOWED"),
                         ),
                         "413": _problem(413, "Body too large"),
                         "429": _problem(
@@ -154,6 +206,7 @@ def openapi_document() -> dict[str, Any]:
                             "with one label (NOT_UNIQUE); or one Slack cannot show: a question id "
                             f"over {BLOCK_ID_MAX} characters, over {MENU_OPTIONS_MAX} options, "
                             f"or more than {PARTS_MAX} messages' worth of questions (ASK_FAILED)",
+                            (ErrorCode.BAD_INTENT, ErrorCode.ASK_FAILED, NOT_UNIQUE),
                         ),
                     },
                 },
@@ -207,6 +260,7 @@ def openapi_document() -> dict[str, Any]:
                     },
                 },
             },
+            "/v1/audit/export": _audit_export(problems, bad_query),
             "/healthz": {
                 "get": {
                     "summary": "Liveness",

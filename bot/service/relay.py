@@ -156,6 +156,11 @@ class RelayServer:
             if not deadline.expired():
                 deadline.reschedule(now)
 
+    async def caller(self, request: web.Request) -> Principal | web.Response:
+        """Who is calling, or the answer refusing the request (`_caller`): for the routes
+        that stand beside the relay's own (bot/service/audit_route.py)."""
+        return await self._caller(request)
+
     async def _caller(self, request: web.Request) -> Principal | web.Response:
         """Who is calling; or the answer to a request the relay must not serve (it is
         disabled, or the bearer token is missing, wrong or revoked).

@@ -22,6 +22,7 @@ from bot.clock import Clock
 from bot.config import Config, Mode
 from bot.metrics import Metrics
 from bot.parts import Parts, StartupError, build
+from bot.service.audit_route import AuditExportRoute
 from bot.service.body_deadline import body_deadline
 from bot.service.limits import Limits
 from bot.service.principals import Principals
@@ -37,6 +38,7 @@ from bot.slack.requests import (
     verified_text,
 )
 from bot.slack.socket_mode import PING_INTERVAL_S, SocketModeRunner
+from bot.slack.workspace_url import WorkspaceUrl
 from bot.slack_provider import SlackQuestionProvider
 from bot.store import AskStore
 from bot.store.audit import OFFLINE_AUDIT_KEY as OFFLINE_AUDIT_KEY  # for offline mode
@@ -300,6 +302,7 @@ def _web_app(
         # port private, or put /metrics behind your proxy's access rules).
         app.router.add_get("/metrics", parts.metrics.handle)
     relay.add_routes(app)
+    AuditExportRoute(relay, parts.store, WorkspaceUrl(parts.client), parts.clock).add_routes(app)
     if config.mode is Mode.HTTP:
         verifier = SignatureVerifier(config.slack.signing_secret)
         app.router.add_post("/slack/events", _slack_events(parts.app, verifier))

@@ -24,6 +24,7 @@ from bot.store.protocol import (
     settled_at,
     thread_lease,
 )
+from bot.store.queries import AskPage, AskQuery, PageCursor, check_limit, matches, page_of
 from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
@@ -276,6 +277,15 @@ class MemoryStore:
     async def audit_published(self) -> AuditLink | None:
         """See `AskStore.audit_published`."""
         return self._audit_published
+
+    async def asks_between(
+        self, query: AskQuery, *, limit: int = 500, after: PageCursor | None = None
+    ) -> AskPage:
+        """See `AskStore.asks_between`."""
+        check_limit(limit)
+        chosen = [r for r in self._asks.values() if matches(query, r, after)]
+        chosen.sort(key=lambda r: (r.created_at, r.id))
+        return page_of(chosen[: limit + 1], limit)
 
     def _chain(self, entry: AuditEntry) -> AuditRow:
         row = chained(self._audit_key, entry, self._audit_head)

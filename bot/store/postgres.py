@@ -65,6 +65,7 @@ from bot.store.postgres_pool import (
     migrate,
 )
 from bot.store.protocol import named_leases, thread_lease
+from bot.store.queries import AskPage, AskQuery, PageCursor, check_limit, page_filter, page_of
 from bot.store.rows import (
     ask_row,
     audit_row_from,
@@ -534,6 +535,28 @@ class PostgresStore(Connected[PostgresPool]):
             return await _link(
                 conn, "SELECT seq, mac FROM audit_published ORDER BY seq DESC, id DESC LIMIT 1"
             )
+
+    async def asks_between(
+        self, query: AskQuery, *, limit: int = 500, after: PageCursor | None = None
+    ) -> AskPage:
+        """See `AskStore.asks_between`: the range read by `asks_by_age` (or `asks_by_agent`
+        for one agent), the other filters in the query."""
+        check_limit(limit)
+        where, params = page_filter(query, after, "%s", _json_text, ask_id=_ID_BY_CODE_POINT)
+        async with self._db.connection() as conn:
+            cursor = await conn.execute(
+                f"SELECT record::text FROM asks{where}"
+                f" ORDER BY created_at, {_ID_BY_CODE_POINT} LIMIT %s",
+                (*params, limit + 1),
+            )
+            return page_of(records_from(await cursor.fetchall()), limit)
+
+
+_ID_BY_CODE_POINT = 'id COLLATE "C"'
+
+
+def _json_text(name: str) -> str:
+    return f"record->>'{name}'"
 
 
 async def _delete_asks(conn: Connection, ask_ids: list[str]) -> None:

@@ -11,6 +11,7 @@ from typing import Protocol
 
 from bot.outcomes import AskState
 from bot.store.audit import AuditEntry, AuditLink, AuditRow
+from bot.store.queries import AskPage, AskQuery, PageCursor
 from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
@@ -182,6 +183,14 @@ class AskStore(Protocol):
 
     async def audit_published(self) -> AuditLink | None:
         """The last head published, which `verify` checks the tail against."""
+        ...
+
+    async def asks_between(
+        self, query: AskQuery, *, limit: int = 500, after: PageCursor | None = None
+    ) -> AskPage:
+        """One page of the asks `query` selects (bot/store/queries.py), oldest first, of up
+        to `limit` (1 to `PAGE_MAX`) asks after `after`; SQL stores filter in the query,
+        by index, never by reading every ask."""
         ...
 
 

@@ -47,6 +47,7 @@ from bot.store.audit import (
 )
 from bot.store.connected import Connected
 from bot.store.protocol import named_leases, thread_lease
+from bot.store.queries import AskPage, AskQuery, PageCursor, check_limit, page_filter, page_of
 from bot.store.rows import (
     ask_row,
     audit_row_from,
@@ -562,6 +563,23 @@ class SqliteStore(Connected[SqliteFile]):
             return None if row is None else AuditLink(seq=row[0], mac=row[1])
 
         return await self._db.run(published)
+
+    async def asks_between(
+        self, query: AskQuery, *, limit: int = 500, after: PageCursor | None = None
+    ) -> AskPage:
+        """See `AskStore.asks_between`: the range read by `asks_by_age` (or `asks_by_agent`
+        for one agent), the other filters in the query."""
+        check_limit(limit)
+        where, params = page_filter(query, after, "?", _json_text)
+        sql = f"SELECT record FROM asks{where} ORDER BY created_at, id LIMIT ?"
+        records = await self._db.run(
+            lambda conn: records_from(conn.execute(sql, (*params, limit + 1)))
+        )
+        return page_of(records, limit)
+
+
+def _json_text(name: str) -> str:
+    return f"json_extract(record, '$.{name}')"
 
 
 def _delete_asks(conn: sqlite3.Connection, ask_ids: list[str]) -> None:

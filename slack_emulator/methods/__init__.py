@@ -8,6 +8,7 @@ from slack_emulator.methods import (
     chat_methods,
     conversations_methods,
     directory_methods,
+    files_methods,
     views_methods,
 )
 from slack_emulator.web_api import Method
@@ -30,4 +31,6 @@ METHODS: Final[dict[str, Method]] = {
     "views.push": Method(views_methods.push),
     "views.update": Method(views_methods.update),
     "views.publish": Method(views_methods.publish),
+    "files.getUploadURLExternal": Method(files_methods.get_upload_url_external),
+    "files.completeUploadExternal": Method(files_methods.complete_upload_external),
 }

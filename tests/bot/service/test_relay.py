@@ -298,7 +298,12 @@ async def test_the_openapi_document_describes_every_route(
     status, document = await relay(http, "GET", f"{server.url}/v1/openapi.json", token=None)
     assert status == 200
     assert document["openapi"] == "3.1.0"
-    assert sorted(document["paths"]) == ["/healthz", "/v1/asks", "/v1/asks/{id}"]
+    assert sorted(document["paths"]) == [
+        "/healthz",
+        "/v1/asks",
+        "/v1/asks/{id}",
+        "/v1/audit/export",
+    ]
     assert "CreateAsk" in document["components"]["schemas"]
 
 

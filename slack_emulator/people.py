@@ -29,6 +29,7 @@ SELECTS: Final = elements.types_used_by("select")
 CHECKBOXES: Final = elements.types_used_by("check")
 RADIOS: Final = elements.types_used_by("choose")
 TEXT_INPUTS: Final = elements.types_used_by("type")
+FEEDBACK_BUTTONS: Final = elements.types_used_by("rate")
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,32 @@ class Person:
         )
         if delivery is None:
             raise RuntimeError("a button always dispatches block_actions")
+        return delivery
+
+    async def give_feedback(
+        self,
+        target: Target,
+        *,
+        positive: bool,
+        action_id: str | None = None,
+        block_id: str | None = None,
+    ) -> Delivery:
+        """Click 👍 (`positive`) or 👎 of a feedback_buttons element in a context_actions
+        block: the action carries that button's value and text, as Slack sends them."""
+
+        def rate(ref: ElementRef) -> _Use:
+            button = ref.element.get("positive_button" if positive else "negative_button")
+            if not isinstance(button, dict):
+                raise LookupError(
+                    f"{ref.describe()} has no {'positive' if positive else 'negative'} button"
+                )
+            return _Use(None, {"value": button.get("value"), "text": button.get("text")})
+
+        delivery = await self._use(
+            target, "give feedback with", FEEDBACK_BUTTONS, action_id, block_id, None, rate
+        )
+        if delivery is None:
+            raise RuntimeError("feedback buttons always dispatch block_actions")
         return delivery
 
     async def select(

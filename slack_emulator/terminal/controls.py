@@ -16,7 +16,8 @@ def control_kind(element_type: str) -> ControlKind:
     """button: click; one: pick one option; many: pick any; text: type; other: elements a
     person cannot use through the emulator (so not in the terminal either)."""
     gesture = GESTURES.get(element_type)
-    if gesture is None:
+    if gesture is None or gesture == "rate":
+        # Feedback buttons are given through `Person.give_feedback`, not the terminal.
         return "other"
     if gesture == "click":
         return "button"

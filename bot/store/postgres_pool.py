@@ -136,6 +136,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE audit_published (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
         " seq BIGINT NOT NULL, mac TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
     ),
+    (
+        # Review of decided asks (bot/interactions/feedback.py): one row per ask and person,
+        # their latest verdict ("right" / "wrong") and note; deleted with the ask.
+        """CREATE TABLE feedback (
+            ask_id TEXT NOT NULL,
+            person TEXT NOT NULL,
+            verdict TEXT,
+            note TEXT,
+            at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (ask_id, person)
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

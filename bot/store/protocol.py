@@ -15,6 +15,7 @@ from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
     Credential,
+    Feedback,
     Grant,
     InboxItem,
     Lease,
@@ -182,6 +183,16 @@ class AskStore(Protocol):
 
     async def audit_published(self) -> AuditLink | None:
         """The last head published, which `verify` checks the tail against."""
+        ...
+
+    async def give_feedback(self, feedback: Feedback) -> None:
+        """Keep one person's feedback on an ask, one row per ask and person: a verdict
+        replaces their earlier one, a note theirs; what `feedback` leaves None is kept.
+        Retention and erase delete it with its ask."""
+        ...
+
+    async def feedback(self, ask_ids: Collection[str]) -> list[Feedback]:
+        """The feedback given on these asks, oldest first (by when it was last given)."""
         ...
 
 

@@ -158,6 +158,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE IF NOT EXISTS audit_published (seq INTEGER NOT NULL, mac TEXT NOT NULL,"
         " at REAL NOT NULL)",
     ),
+    (
+        # Review of decided asks (bot/interactions/feedback.py): one row per ask and person,
+        # their latest verdict ("right" / "wrong") and note; deleted with the ask.
+        """CREATE TABLE IF NOT EXISTS feedback (
+            ask_id TEXT NOT NULL,
+            person TEXT NOT NULL,
+            verdict TEXT,
+            note TEXT,
+            at REAL NOT NULL,
+            PRIMARY KEY (ask_id, person)
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

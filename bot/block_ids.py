@@ -33,6 +33,9 @@ class Action(StrEnum):
     DIFF = "sq_diff"  # plan review: what changed since the declined revision
     EDIT = "sq_edit"  # tool approval / plan review: open "Edit and allow" / "Edit and approve"
     SESSION = "sq_session"  # tool approval: allow, and grant the same call for the session
+    FEEDBACK = "sq_feedback"  # a decided message: 👍 / 👎 "Was this the right call?"
+    NOTE = "sq_note"  # a decided message: open the "Add a note" modal
+    FEEDBACK_MENU = "sq_feedback_menu"  # the team view: 👍, 👎 or a note, from a menu
 
 
 class Callback(StrEnum):
@@ -44,6 +47,7 @@ class Callback(StrEnum):
     CHANGES = "sq_changes"
     PLAN = "sq_plan"
     EDIT = "sq_edit"  # the edited input or plan, approved on submit
+    NOTE = "sq_note"  # a reviewer's note on a decided ask
 
 
 class BlockKind(StrEnum):
@@ -73,6 +77,8 @@ class BlockKind(StrEnum):
     TOOL_CUT = "tc"  # tool approval: how much is shown, where Allow is (note)
     TOOL_VERDICT = "tv"  # tool approval: how it was decided (0)
     EDITED = "ed"  # a decided review: what the reviewer edited, original → edited (section)
+    FEEDBACK = "fb"  # a decided message: the feedback buttons (0)
+    NOTE = "fn"  # a decided message: "Add a note" (0)
 
 
 PICK_PATTERN: Final = re.compile(rf"^{Action.PICK}(\.\d+)?$")
@@ -190,6 +196,29 @@ class PageRef:
     def of(cls, ref: Ref) -> PageRef:
         """The page a value names."""
         return cls(ref.ask_id, ref.number)
+
+
+@dataclass(frozen=True)
+class FeedbackRef:
+    """What a feedback control carries: the ask, and `choice` — `FEEDBACK_RIGHT` (👍),
+    `FEEDBACK_WRONG` (👎) or `FEEDBACK_NOTE` (write a note)."""
+
+    ask_id: str
+    choice: int
+
+    def encode(self) -> str:
+        """The value string Slack carries back to us."""
+        return Ref(self.ask_id, self.choice).encode()
+
+    @classmethod
+    def of(cls, ref: Ref) -> FeedbackRef:
+        """The feedback a value names."""
+        return cls(ref.ask_id, ref.number)
+
+
+FEEDBACK_NOTE: Final = 0
+FEEDBACK_RIGHT: Final = 1
+FEEDBACK_WRONG: Final = 2
 
 
 class ViewMeta(BaseModel):

@@ -24,6 +24,7 @@ from bot.interactions.admission import Admission
 from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
 from bot.interactions.edits import Edits
+from bot.interactions.feedback import FeedbackDesk
 from bot.interactions.intake import Intake
 from bot.interactions.origins import BotIdentity, Origins
 from bot.interactions.plan_reviews import PlanReviews
@@ -179,6 +180,11 @@ def build(
     origins = Origins()
     edits = Edits(asks, admission, messages, settings.review, clock)
     session_grants = SessionGrants(asks, admission, messages, settings.review, kept, clock)
+    audience = Audience(
+        client, responders, settings.review, ChannelMembers(client), channel=settings.channel
+    )
+    team = TeamView(kept, client, audience, settings.review)
+    feedback = FeedbackDesk(kept, audience, messages, team, clock)
     intake = Intake(
         answering,
         plan_reviews,
@@ -188,11 +194,8 @@ def build(
         origins,
         edits=edits,
         session_grants=session_grants,
+        feedback=feedback,
     )
-    audience = Audience(
-        client, responders, settings.review, ChannelMembers(client), channel=settings.channel
-    )
-    team = TeamView(kept, client, audience, settings.review)
     # `/agent-questions <word>`: each feature's subcommand, one entry per line.
     subcommand_list: dict[str, Subcommand] = {}
     subcommands = Subcommands(subcommand_list)

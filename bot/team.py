@@ -15,6 +15,7 @@ from typing import Any, Final, Protocol
 import aiohttp
 from slack_sdk.webhook import WebhookResponse
 
+from bot.render.feedback import feedback_summary
 from bot.render.sla import team_sla_text
 from bot.render.team_view import command_message, home_view
 from bot.review import ReviewPolicies
@@ -22,7 +23,7 @@ from bot.sla import still_due
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.audience import Audience, Visible
 from bot.slack.responders import mentions
-from bot.store import AskRecord, AskState, AskStore
+from bot.store import AskRecord, AskState, AskStore, Feedback
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +106,16 @@ class TeamView:
                 lines[record.id] = line
         return lines
 
+    async def reviews(self, records: list[AskRecord]) -> dict[str, str]:
+        """Ask id -> the review line of each decided ask someone gave feedback on."""
+        decided = [r.id for r in records if r.settled]
+        given = await self.store.feedback(decided)
+        by_ask: dict[str, list[Feedback]] = {}
+        for feedback in given:
+            by_ask.setdefault(feedback.ask_id, []).append(feedback)
+        lines = {ask: feedback_summary(found) for ask, found in by_ask.items()}
+        return {ask: line for ask, line in lines.items() if line is not None}
+
     async def _look_up(self, channel: str, ts: str) -> None:
         async with self._lookups:
             try:
@@ -123,7 +134,12 @@ class TeamView:
         seen, older = await self.seen_by(user)
         links = await self.links(seen.records)
         content = command_message(
-            seen.records, links, older=older, hidden=seen.unread, slas=self.slas(seen.records)
+            seen.records,
+            links,
+            older=older,
+            hidden=seen.unread,
+            slas=self.slas(seen.records),
+            feedback=await self.reviews(seen.records),
         )
         try:
             response = await respond(
@@ -146,7 +162,12 @@ class TeamView:
         seen, older = await self.seen_by(user)
         links = await self.links(seen.records)
         view = home_view(
-            seen.records, links, older=older, hidden=seen.unread, slas=self.slas(seen.records)
+            seen.records,
+            links,
+            older=older,
+            hidden=seen.unread,
+            slas=self.slas(seen.records),
+            feedback=await self.reviews(seen.records),
         )
         try:
             await self.client.views_publish(user_id=user, view=view)

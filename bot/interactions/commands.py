@@ -17,15 +17,19 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, assert_never
+from typing import ClassVar, Final, Literal, assert_never
 
 from pydantic import ValidationError
 
 from bot.block_ids import (
+    FEEDBACK_NOTE,
+    FEEDBACK_RIGHT,
+    FEEDBACK_WRONG,
     PICK_PATTERN,
     Action,
     AskRef,
     Callback,
+    FeedbackRef,
     OptionRef,
     PageRef,
     PartRef,
@@ -44,7 +48,7 @@ from bot.payloads import (
     ViewSubmission,
     read,
 )
-from bot.store import InboxKind
+from bot.store import FeedbackVerdict, InboxKind
 
 log = logging.getLogger(__name__)
 
@@ -148,6 +152,26 @@ class Discuss(_Command):
     ref: AskRef
 
 
+@dataclass(frozen=True, slots=True)
+class GiveFeedback(_Command):
+    """👍 or 👎 on a decided ask: "Was this the right call?"; `home` when it came from the
+    Home tab (which is then drawn again, with the new tally)."""
+
+    user: str
+    ask_id: str
+    verdict: FeedbackVerdict
+    home: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitNote(_Command):
+    """A note on a decided ask submitted. Before the ack: checked for a blank note."""
+
+    user: str
+    meta: ViewMeta
+    values: StateValues
+
+
 # --- commands that only open a modal: not kept ---------------------------------------------
 
 
@@ -226,6 +250,15 @@ class OpenEdit(_Opening):
     push: bool
 
 
+@dataclass(frozen=True, slots=True)
+class OpenNote(_Opening):
+    """Open the "Add a note" modal of a decided ask."""
+
+    user: str
+    ask_id: str
+    trigger_id: str
+
+
 Command = (
     Pick
     | AllowSession
@@ -244,6 +277,9 @@ Command = (
     | OpenPlan
     | OpenDiff
     | OpenEdit
+    | GiveFeedback
+    | SubmitNote
+    | OpenNote
 )
 
 
@@ -321,7 +357,24 @@ def _block_actions(body: dict[str, object]) -> Command | None:
         return OpenEdit(user, AskRef.of(ref), trigger, push=in_modal)
     if control is Action.SESSION:
         return AllowSession(user, AskRef.of(ref))
+    if control is Action.NOTE:
+        return OpenNote(user, ref.ask_id, trigger)
+    if control is Action.FEEDBACK or control is Action.FEEDBACK_MENU:
+        return _feedback(user, FeedbackRef.of(ref), trigger, home=payload.container.type == "view")
     assert_never(control)  # a new control needs its command here
+
+
+_VERDICTS: Final = {FEEDBACK_RIGHT: FeedbackVerdict.RIGHT, FEEDBACK_WRONG: FeedbackVerdict.WRONG}
+
+
+def _feedback(user: str, ref: FeedbackRef, trigger: str, *, home: bool) -> Command | None:
+    if ref.choice == FEEDBACK_NOTE:
+        return OpenNote(user, ref.ask_id, trigger)
+    verdict = _VERDICTS.get(ref.choice)
+    if verdict is None:
+        log.warning("ignoring feedback %d on ask %s", ref.choice, ref.ask_id)
+        return None
+    return GiveFeedback(user, ref.ask_id, verdict, home=home)
 
 
 def _control(action_id: str) -> Action | None:
@@ -351,11 +404,19 @@ def _view_submission(body: dict[str, object]) -> Command | None:
     if payload is None:
         return None
     view = payload.view
-    if view.callback_id not in (Callback.FORM, Callback.OTHER, Callback.CHANGES, Callback.EDIT):
+    if view.callback_id not in (
+        Callback.FORM,
+        Callback.OTHER,
+        Callback.CHANGES,
+        Callback.EDIT,
+        Callback.NOTE,
+    ):
         return None  # a read-only modal: nothing to do but ack
     meta = _meta_of(view.private_metadata)
     if meta is None:
         return None
+    if view.callback_id == Callback.NOTE:
+        return SubmitNote(payload.user.id, meta, view.state.values)
     if view.callback_id == Callback.EDIT:
         return SubmitEdit(payload.user.id, meta, view.state.values)
     if view.callback_id == Callback.FORM:

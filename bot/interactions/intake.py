@@ -36,22 +36,26 @@ from bot.interactions.commands import (
     CloseForm,
     Command,
     Discuss,
+    GiveFeedback,
     OpenChanges,
     OpenDetails,
     OpenDiff,
     OpenEdit,
     OpenForm,
+    OpenNote,
     OpenOther,
     OpenPlan,
     Pick,
     Reply,
     SubmitEdit,
     SubmitForm,
+    SubmitNote,
     SubmitOther,
     SubmitPart,
     parse,
 )
 from bot.interactions.edits import Edits
+from bot.interactions.feedback import FeedbackDesk
 from bot.interactions.origins import Origins
 from bot.interactions.plan_reviews import PlanReviews
 from bot.interactions.session_grants import SessionGrants
@@ -85,8 +89,10 @@ class Intake:
         *,
         edits: Edits,
         session_grants: SessionGrants,
+        feedback: FeedbackDesk,
     ) -> None:
         self._answering = answering
+        self._feedback = feedback
         self._edits = edits
         self._session_grants = session_grants
         self._origins = origins
@@ -111,7 +117,7 @@ class Intake:
             if await self._decided(command):
                 await ack()
                 return
-        elif isinstance(command, SubmitForm | SubmitOther | SubmitEdit):
+        elif isinstance(command, SubmitForm | SubmitOther | SubmitEdit | SubmitNote):
             errors = self._errors(command)
             if errors:
                 await ack(response_action="errors", errors=errors)
@@ -158,6 +164,12 @@ class Intake:
                 await self._edits.submit(user, meta, values)
             case AllowSession(user, ref):
                 await self._session_grants.allow(user, ref)
+            case GiveFeedback(user, ask_id, verdict, home):
+                await self._feedback.give(user, ask_id, verdict, home=home)
+            case OpenNote(user, ask_id, trigger_id):
+                await self._feedback.open_note(user, ask_id, trigger_id)
+            case SubmitNote(user, meta, values):
+                await self._feedback.submit_note(user, meta, values)
             case _:
                 assert_never(command)
 
@@ -181,8 +193,12 @@ class Intake:
             log.exception("could not decide a pick of ask %s on the spot", pick.ref.ask_id)
             return False
 
-    def _errors(self, submitted: SubmitForm | SubmitOther | SubmitEdit) -> dict[str, str]:
+    def _errors(
+        self, submitted: SubmitForm | SubmitOther | SubmitEdit | SubmitNote
+    ) -> dict[str, str]:
         """What the modal must show before it may close (empty: accept it)."""
+        if isinstance(submitted, SubmitNote):
+            return self._feedback.check_note(submitted.values)
         if isinstance(submitted, SubmitEdit):
             return self._edits.check(submitted.meta, submitted.values)
         if isinstance(submitted, SubmitForm):

@@ -36,6 +36,10 @@ class Action(StrEnum):
     FEEDBACK = "sq_feedback"  # a decided message: 👍 / 👎 "Was this the right call?"
     NOTE = "sq_note"  # a decided message: open the "Add a note" modal
     FEEDBACK_MENU = "sq_feedback_menu"  # the team view: 👍, 👎 or a note, from a menu
+    FILTER_AGENT = "sq_filter_agent"  # the Home tab: only this agent's asks
+    FILTER_PERSON = "sq_filter_person"  # the Home tab: only asks this person decided
+    FILTER_OUTCOME = "sq_filter_outcome"  # the Home tab: only asks that ended this way
+    FILTER_PERIOD = "sq_filter_period"  # the Home tab: only asks of the last day, week…
 
 
 class Callback(StrEnum):
@@ -215,6 +219,11 @@ class FeedbackRef:
         """The feedback a value names."""
         return cls(ref.ask_id, ref.number)
 
+
+# The Home tab's filters: they change what one person's tab shows, never an ask.
+HOME_FILTERS: Final = frozenset(
+    {Action.FILTER_AGENT, Action.FILTER_PERSON, Action.FILTER_OUTCOME, Action.FILTER_PERIOD}
+)
 
 FEEDBACK_NOTE: Final = 0
 FEEDBACK_RIGHT: Final = 1

@@ -183,7 +183,7 @@ def build(
     audience = Audience(
         client, responders, settings.review, ChannelMembers(client), channel=settings.channel
     )
-    team = TeamView(kept, client, audience, settings.review)
+    team = TeamView(kept, client, audience, settings.review, clock=clock)
     feedback = FeedbackDesk(kept, audience, messages, team, clock)
     intake = Intake(
         answering,

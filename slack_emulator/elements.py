@@ -62,6 +62,7 @@ GESTURES: Final[dict[str, Gesture]] = {
     "static_select": "select",
     "multi_static_select": "select",
     "overflow": "select",
+    "users_select": "select",
     "checkboxes": "check",
     "radio_buttons": "choose",
     "plain_text_input": "type",

@@ -118,8 +118,8 @@ class Person:
         value: str | None = None,
         values: Sequence[str] | None = None,
     ) -> Delivery | None:
-        """Pick `value` in a static_select or overflow menu, or `values` in a
-        multi_static_select (in that order)."""
+        """Pick `value` in a static_select or overflow menu (a user id in a users_select),
+        or `values` in a multi_static_select (in that order)."""
 
         def pick(ref: ElementRef) -> _Use:
             if ref.type == "multi_static_select":
@@ -131,6 +131,10 @@ class Person:
                 return _Use(elements.value_of(ref.element, chosen), {"selected_options": chosen})
             if value is None or values is not None:
                 raise ValueError(f"{ref.describe()} takes one option: pass value=...")
+            if ref.type == "users_select":
+                # A person is picked by user id; Slack sends it as `selected_user`.
+                self._core.workspace.user(value)
+                return _Use(elements.value_of(ref.element, value), {"selected_user": value})
             option = elements.option_payload(elements.find_option(ref.element, value))
             if ref.type == "overflow":
                 return _Use(None, {"selected_option": option})

@@ -25,6 +25,7 @@ from bot.block_ids import (
     FEEDBACK_NOTE,
     FEEDBACK_RIGHT,
     FEEDBACK_WRONG,
+    HOME_FILTERS,
     PICK_PATTERN,
     Action,
     AskRef,
@@ -313,8 +314,10 @@ def _block_actions(body: dict[str, object]) -> Command | None:
         return None
     action = click.actions[0]
     control = _control(action.action_id)
-    if control is None or control is Action.INPUT:
-        return None  # an input sends nothing to act on: it is read from state on submit
+    if control is None or control is Action.INPUT or control in HOME_FILTERS:
+        # An input sends nothing to act on (it is read from state on submit); a Home tab
+        # filter changes only that tab (bot/team.py, registered beside it).
+        return None
     ref = _ref_of(action)
     if ref is None:
         return None
@@ -361,6 +364,13 @@ def _block_actions(body: dict[str, object]) -> Command | None:
         return OpenNote(user, ref.ask_id, trigger)
     if control is Action.FEEDBACK or control is Action.FEEDBACK_MENU:
         return _feedback(user, FeedbackRef.of(ref), trigger, home=payload.container.type == "view")
+    if (
+        control is Action.FILTER_AGENT
+        or control is Action.FILTER_PERSON
+        or control is Action.FILTER_OUTCOME
+        or control is Action.FILTER_PERIOD
+    ):
+        return None  # returned above (HOME_FILTERS); named again for the exhaustiveness check
     assert_never(control)  # a new control needs its command here
 
 

@@ -15,11 +15,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltRequest, AsyncRespond
 
-from bot.block_ids import PICK_PATTERN, Action, Callback
+from bot.block_ids import HOME_FILTERS, PICK_PATTERN, Action, Callback
 from bot.interactions.intake import Intake
 from bot.interactions.origins import Origins
 from bot.interactions.team_commands import CommandBody, CommandCall, Subcommands
-from bot.payloads import read
+from bot.payloads import BlockActions, read
 from bot.store import InboxKind
 from bot.tasks import Tasks
 from bot.team import COMMAND, TeamView
@@ -29,7 +29,10 @@ log = logging.getLogger(__name__)
 Listener = Callable[[AsyncAck, dict[str, Any], AsyncBoltRequest], Awaitable[None]]
 
 # Our controls that do something (option buttons add `.<index>` to a pick's action id).
-CONTROLS = (PICK_PATTERN, *(a for a in Action if a not in (Action.PICK, Action.INPUT)))
+CONTROLS = (
+    PICK_PATTERN,
+    *(a for a in Action if a not in (Action.PICK, Action.INPUT) and a not in HOME_FILTERS),
+)
 # Our modals whose submission is an answer.
 ANSWERING_MODALS = (Callback.FORM, Callback.OTHER, Callback.CHANGES, Callback.EDIT, Callback.NOTE)
 
@@ -102,6 +105,28 @@ def register_team_view(
             return
         call = CommandCall(fields.user_id, args, fields.channel_id, fields.trigger_id, respond)
         tasks.spawn(subs.run(word, call), name=f"team command {word}")
+
+    async def on_filter(ack: AsyncAck, body: dict[str, Any]) -> None:
+        # A Home tab filter changes only that person's tab: nothing to keep before the ack.
+        await ack()
+        if origins.refused("home filter", body):
+            return
+        payload = read(BlockActions, body)
+        if payload is None or payload.view is None or not payload.actions:
+            return
+        action = payload.actions[0]
+        value = action.selected_user or (
+            action.selected_option.value if action.selected_option else None
+        )
+        tasks.spawn(
+            team.filter_home(
+                payload.user.id, payload.view.private_metadata, action.action_id, value
+            ),
+            name="team home filter",
+        )
+
+    for control in HOME_FILTERS:
+        app.action(control)(on_filter)
 
     @app.event("app_home_opened")
     async def on_home_opened(event: dict[str, Any], body: dict[str, Any]) -> None:

@@ -30,6 +30,8 @@ from bot.render import MessageContent
 from bot.render.agent_text import one_line
 from bot.render.decided import when
 from bot.render.feedback import feedback_menu
+from bot.render.figures import AgentFigures, figures_blocks
+from bot.render.home_filters import HomeFilter, filter_blocks
 from bot.render.layout import MESSAGE_BLOCKS_MAX
 from bot.render.message import agent_label
 from bot.render.question import SECTION_TEXT_MAX
@@ -99,8 +101,13 @@ def home_view(
     hidden: Sequence[str] = (),
     slas: Mapping[str, str] | None = None,
     feedback: Mapping[str, str] | None = None,
+    figures: Sequence[AgentFigures] | None = None,
+    filters: HomeFilter | None = None,
+    agents: Sequence[str] = (),
 ) -> View:
-    """The Home tab: an intro, then the waiting asks and the recent decisions.
+    """The Home tab: an intro, the filters (when given: `agents` are the names offered;
+    the filter travels as the view's private_metadata), each agent's figures (when given),
+    then the waiting asks and the recent decisions.
 
     `records` are the asks to show, newest first; `links` maps an ask id to the permalink
     of its message; `older` says the store holds older asks than these; `hidden`: channels
@@ -112,6 +119,8 @@ def home_view(
             elements=[MarkdownTextObject(verbatim=True, text=HOME_INTRO)],
         ),
         *_hidden_blocks(hidden),
+        *(filter_blocks(filters, agents) if filters is not None else []),
+        *(figures_blocks(figures) if figures is not None else []),
     ]
     body = team_blocks(
         records,
@@ -121,7 +130,10 @@ def home_view(
         slas=slas,
         feedback=feedback,
     )
-    return View(type="home", callback_id="sq~team.home", blocks=[*intro, *body])
+    metadata = filters.model_dump_json(exclude_defaults=True) if filters is not None else None
+    return View(
+        type="home", callback_id="sq~team.home", blocks=[*intro, *body], private_metadata=metadata
+    )
 
 
 def command_message(

@@ -20,6 +20,7 @@ from bot.interactions.intake import Intake
 from bot.interactions.origins import Origins
 from bot.interactions.team_commands import CommandBody, CommandCall, Subcommands
 from bot.payloads import BlockActions, read
+from bot.render.home_filters import HomeFilter
 from bot.store import InboxKind
 from bot.tasks import Tasks
 from bot.team import COMMAND, TeamView
@@ -67,6 +68,14 @@ def _to(intake: Intake, kind: InboxKind) -> Listener:
     return listener
 
 
+class PublishedHome(BaseModel):
+    """The Home view Slack shows the person, as `app_home_opened` carries it."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    private_metadata: str = ""
+
+
 class HomeOpened(BaseModel):
     """The parts of `app_home_opened` we read."""
 
@@ -74,6 +83,7 @@ class HomeOpened(BaseModel):
 
     user: str
     tab: str
+    view: PublishedHome | None = None  # absent until a Home view was published
 
 
 def register_team_view(
@@ -135,4 +145,7 @@ def register_team_view(
         opened = read(HomeOpened, event)
         # The Messages and About tabs send this event too; only Home is ours to draw.
         if opened is not None and opened.tab == "home":
-            tasks.spawn(team.publish_home(opened.user), name="team home")
+            # The filters the person chose stay: they travel in the published view.
+            metadata = opened.view.private_metadata if opened.view else ""
+            filters = HomeFilter.read(metadata) if metadata else None
+            tasks.spawn(team.publish_home(opened.user, filters), name="team home")

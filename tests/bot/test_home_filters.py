@@ -173,3 +173,15 @@ async def test_the_filters_show_the_choices_made_and_offer_the_agents_seen(
     assert outcome["initial_option"]["value"] == "*"
     assert period["initial_option"]["value"] == "all"
     assert figures(home) == [DEPLOYER_ALL]
+
+
+async def test_opening_the_home_tab_again_keeps_the_filters_chosen(emu: SlackEmulator) -> None:
+    async with running_bot(emu, store=await scripted(), clock=ManualClock(NOW)) as bot:
+        await changed(bot, await opened_home(bot), "sq_filter_agent", "Deployer", 2)
+        await bot.emu.person(ALICE).open_home()
+        await bot.emu.wait_for_call("views.publish", count=3)
+        await bot.idle()
+        home = bot.emu.home(ALICE)
+        assert home is not None
+    assert json.loads(home.private_metadata) == {"agent": "Deployer"}
+    assert listed(home) == ["d2", "d1"]

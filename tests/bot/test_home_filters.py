@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from bot.outcomes import AskState
 from bot.store import AskEvent, AskRecord, EventKind, MemoryStore, Verdict
 from provider import AskUserQuestionAnswer, AskUserQuestionItem
@@ -185,3 +187,27 @@ async def test_opening_the_home_tab_again_keeps_the_filters_chosen(emu: SlackEmu
         assert home is not None
     assert json.loads(home.private_metadata) == {"agent": "Deployer"}
     assert listed(home) == ["d2", "d1"]
+
+
+DB = {"id": "db", "question": "Which database?", "options": [{"label": "A"}, {"label": "B"}]}
+
+
+@pytest.mark.parametrize(("after", "quick"), [(1.0, 1), (3.0, 0)])
+async def test_an_answer_within_two_seconds_of_posting_counts_as_a_rubber_stamp(
+    emu: SlackEmulator, after: float, quick: int
+) -> None:
+    clock = ManualClock(NOW)
+    async with running_bot(emu, clock=clock) as bot:
+        asking = bot.ask(DB)
+        message = await bot.posted()
+        # Its `posted` event is stored: the thread's status line follows that save.
+        await bot.emu.wait_for_call("assistant.threads.setStatus")
+        clock.advance(after)
+        await bot.emu.person(ALICE).click(message, text="B")
+        await asking
+        await bot.idle()
+        home = await opened_home(bot)
+    assert figures(home) == [
+        f"*unnamed*: 1 ask · median answer {after:.0f} s · auto-decided 0 % · expired 0 % · "
+        f"answered within 2 s: {quick}"
+    ]

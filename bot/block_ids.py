@@ -37,6 +37,13 @@ class Action(StrEnum):
     CLAIM = "sq_claim"  # an ask sent to a pool: the clicker holds it (bot/claims.py)
     RELEASE = "sq_release"  # its holder gives a claimed ask back to the pool
     REASSIGN = "sq_reassign"  # open "Reassign…": hand the ask to a named person
+    FEEDBACK = "sq_feedback"  # a decided message: 👍 / 👎 "Was this the right call?"
+    NOTE = "sq_note"  # a decided message: open the "Add a note" modal
+    FEEDBACK_MENU = "sq_feedback_menu"  # the team view: 👍, 👎 or a note, from a menu
+    FILTER_AGENT = "sq_filter_agent"  # the Home tab: only this agent's asks
+    FILTER_PERSON = "sq_filter_person"  # the Home tab: only asks this person decided
+    FILTER_OUTCOME = "sq_filter_outcome"  # the Home tab: only asks that ended this way
+    FILTER_PERIOD = "sq_filter_period"  # the Home tab: only asks of the last day, week…
 
 
 class Callback(StrEnum):
@@ -49,6 +56,7 @@ class Callback(StrEnum):
     PLAN = "sq_plan"
     EDIT = "sq_edit"  # the edited input or plan, approved on submit
     REASSIGN = "sq_reassign"  # "Reassign…": the person chosen holds the ask on submit
+    NOTE = "sq_note"  # a reviewer's note on a decided ask
 
 
 class BlockKind(StrEnum):
@@ -78,6 +86,8 @@ class BlockKind(StrEnum):
     TOOL_CUT = "tc"  # tool approval: how much is shown, where Allow is (note)
     TOOL_VERDICT = "tv"  # tool approval: how it was decided (0)
     EDITED = "ed"  # a decided review: what the reviewer edited, original → edited (section)
+    FEEDBACK = "fb"  # a decided message: the feedback buttons (0)
+    NOTE = "fn"  # a decided message: "Add a note" (0)
 
 
 PICK_PATTERN: Final = re.compile(rf"^{Action.PICK}(\.\d+)?$")
@@ -195,6 +205,34 @@ class PageRef:
     def of(cls, ref: Ref) -> PageRef:
         """The page a value names."""
         return cls(ref.ask_id, ref.number)
+
+
+@dataclass(frozen=True)
+class FeedbackRef:
+    """What a feedback control carries: the ask, and `choice` — `FEEDBACK_RIGHT` (👍),
+    `FEEDBACK_WRONG` (👎) or `FEEDBACK_NOTE` (write a note)."""
+
+    ask_id: str
+    choice: int
+
+    def encode(self) -> str:
+        """The value string Slack carries back to us."""
+        return Ref(self.ask_id, self.choice).encode()
+
+    @classmethod
+    def of(cls, ref: Ref) -> FeedbackRef:
+        """The feedback a value names."""
+        return cls(ref.ask_id, ref.number)
+
+
+# The Home tab's filters: they change what one person's tab shows, never an ask.
+HOME_FILTERS: Final = frozenset(
+    {Action.FILTER_AGENT, Action.FILTER_PERSON, Action.FILTER_OUTCOME, Action.FILTER_PERIOD}
+)
+
+FEEDBACK_NOTE: Final = 0
+FEEDBACK_RIGHT: Final = 1
+FEEDBACK_WRONG: Final = 2
 
 
 class ViewMeta(BaseModel):

@@ -64,6 +64,39 @@ class Metrics:
             ["method", "error"],
             registry=self.registry,
         )
+        # Per agent (by name), what the Home tab's figures show (bot/render/figures.py).
+        self.agent_asks_created = Counter(
+            "slack_questions_agent_asks_created",
+            "Asks stored, by agent name.",
+            ["agent"],
+            registry=self.registry,
+        )
+        self.agent_asks_settled = Counter(
+            "slack_questions_agent_asks_settled",
+            "Asks that ended, by agent name and how they ended.",
+            ["agent", "outcome"],
+            registry=self.registry,
+        )
+        self.agent_auto_decided = Counter(
+            "slack_questions_agent_auto_decided",
+            "Asks decided before anyone was asked, by agent name and by what: rule or grant.",
+            ["agent", "by"],
+            registry=self.registry,
+        )
+        self.agent_answer_seconds = Histogram(
+            "slack_questions_agent_answer_seconds",
+            "Seconds from an ask's creation to a person's answer, by agent name.",
+            ["agent"],
+            buckets=ANSWER_BUCKETS,
+            registry=self.registry,
+        )
+        self.agent_quick_answers = Counter(
+            "slack_questions_agent_quick_answers",
+            "Answers a person gave within 2 s of the ask being posted (a rubber-stamp "
+            "signal), by agent name.",
+            ["agent"],
+            registry=self.registry,
+        )
         self.relay_waiters = Gauge(
             "slack_questions_relay_waiters",
             "Relay requests held open waiting for an answer (GET /v1/asks/{id}?wait=…).",
@@ -82,6 +115,30 @@ class Metrics:
         self.pending_asks.dec()
         if answered_after is not None:
             self.answer_seconds.observe(max(answered_after, 0.0))
+
+    def agent_ask_created(self, agent: str) -> None:
+        """An ask of `agent` was stored."""
+        self.agent_asks_created.labels(agent=agent).inc()
+
+    def agent_ask_settled(
+        self,
+        agent: str,
+        outcome: str,
+        *,
+        automatic: str | None = None,
+        answered_after: float | None = None,
+        quick: bool = False,
+    ) -> None:
+        """An ask of `agent` ended as `outcome`: `automatic` names what decided it ("rule",
+        "grant"); `answered_after` (seconds since creation) when a person answered it,
+        `quick` when they did so within 2 s of its posting."""
+        self.agent_asks_settled.labels(agent=agent, outcome=outcome).inc()
+        if automatic is not None:
+            self.agent_auto_decided.labels(agent=agent, by=automatic).inc()
+        if answered_after is not None:
+            self.agent_answer_seconds.labels(agent=agent).observe(max(answered_after, 0.0))
+        if quick:
+            self.agent_quick_answers.labels(agent=agent).inc()
 
     def asks_recovered(self, pending: int) -> None:
         """After a restart: the store's pending asks are pending again."""

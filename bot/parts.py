@@ -27,6 +27,7 @@ from bot.interactions.app import build_app
 from bot.interactions.audit_exports import AuditExports
 from bot.interactions.claims import Claims
 from bot.interactions.edits import Edits
+from bot.interactions.feedback import FeedbackDesk
 from bot.interactions.grant_list import GrantList
 from bot.interactions.intake import Intake
 from bot.interactions.origins import BotIdentity, Origins
@@ -206,7 +207,7 @@ def build(
         ChannelMembers(client),
         channel=settings.channel,
     )
-    team = TeamView(kept, client, audience, settings.review, grants=grant_audience)
+    team = TeamView(kept, client, audience, settings.review, grants=grant_audience, clock=clock)
     grant_list = GrantList(kept, clock, grant_audience, team)
     claims = Claims(
         asks,
@@ -217,6 +218,7 @@ def build(
         Users(client),
         responders=settings.responders,
     )
+    feedback = FeedbackDesk(kept, audience, messages, team, clock)
     intake = Intake(
         answering,
         plan_reviews,
@@ -228,6 +230,7 @@ def build(
         session_grants=session_grants,
         grant_list=grant_list,
         claims=claims,
+        feedback=feedback,
     )
     # `/agent-questions <word>`: each feature's subcommand, one entry per line.
     subcommand_list: dict[str, Subcommand] = {

@@ -83,6 +83,7 @@ class Action(SlackModel):
     type: str
     value: str | None = None
     selected_option: SelectedOption | None = None
+    selected_user: str | None = None  # a users_select
 
 
 class MessageRef(SlackModel):

@@ -15,6 +15,10 @@ from typing import Any, Final, Protocol
 import aiohttp
 from slack_sdk.webhook import WebhookResponse
 
+from bot.clock import Clock, SystemClock
+from bot.render.feedback import feedback_summary
+from bot.render.figures import AgentFigures, agent_figures, automatic_by
+from bot.render.home_filters import HomeFilter
 from bot.render.sla import team_sla_text
 from bot.render.team_view import command_message, home_view
 from bot.review import ReviewPolicies
@@ -23,12 +27,13 @@ from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.audience import Audience, Visible
 from bot.slack.grant_audience import GrantAudience
 from bot.slack.responders import mentions
-from bot.store import AskRecord, AskState, AskStore
+from bot.store import AskRecord, AskState, AskStore, EventKind, Feedback, Verdict
 
 log = logging.getLogger(__name__)
 
 COMMAND: Final = "/agent-questions"
 RECENT_ASKS: Final = 50  # the newest asks, whatever their state
+FILTERED_ASKS: Final = 1000  # a filtered Home tab looks this far back
 WAITING_ASKS: Final = 25  # plus pending asks older than those, so none is hidden
 LOOKUPS_AT_ONCE: Final = 8  # chat.getPermalink is Tier 4: plenty, but not 75 at once
 CACHED_LINKS: Final = 2000
@@ -53,9 +58,11 @@ class TeamView:
         audience: Audience,
         policies: ReviewPolicies | None = None,
         grants: GrantAudience | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self.store = store
         self.grants = grants  # None: the Home tab has no "Grants" section
+        self._clock = clock or SystemClock()
         self.client = client
         self.audience = audience
         self._policies = policies or ReviewPolicies()
@@ -108,6 +115,32 @@ class TeamView:
                 lines[record.id] = line
         return lines
 
+    async def reviews(self, records: list[AskRecord]) -> dict[str, str]:
+        """Ask id -> the review line of each decided ask someone gave feedback on."""
+        decided = [r.id for r in records if r.settled]
+        given = await self.store.feedback(decided)
+        by_ask: dict[str, list[Feedback]] = {}
+        for feedback in given:
+            by_ask.setdefault(feedback.ask_id, []).append(feedback)
+        lines = {ask: feedback_summary(found) for ask, found in by_ask.items()}
+        return {ask: line for ask, line in lines.items() if line is not None}
+
+    async def figures(self, records: list[AskRecord]) -> list[AgentFigures]:
+        """Each agent's figures over `records`; when an ask a person answered was posted is
+        read from its event log (its first `posted` event)."""
+        answered = [
+            r
+            for r in records
+            if r.ended_as is Verdict.ANSWERED and automatic_by(r.decided_by) is None
+        ]
+        logs = await asyncio.gather(*(self.store.events(r.id) for r in answered))
+        posted_at = {}
+        for record, events in zip(answered, logs, strict=True):
+            first = next((e.at for e in events if e.kind is EventKind.POSTED), None)
+            if first is not None:
+                posted_at[record.id] = first
+        return agent_figures(records, posted_at)
+
     async def _look_up(self, channel: str, ts: str) -> None:
         async with self._lookups:
             try:
@@ -126,7 +159,12 @@ class TeamView:
         seen, older = await self.seen_by(user)
         links = await self.links(seen.records)
         content = command_message(
-            seen.records, links, older=older, hidden=seen.unread, slas=self.slas(seen.records)
+            seen.records,
+            links,
+            older=older,
+            hidden=seen.unread,
+            slas=self.slas(seen.records),
+            feedback=await self.reviews(seen.records),
         )
         try:
             response = await respond(
@@ -144,18 +182,35 @@ class TeamView:
                 response.body,
             )
 
-    async def publish_home(self, user: str, *, grants_notice: str | None = None) -> None:
-        """Publish the team view as `user`'s Home tab, with the grants they may revoke
-        (`grants_notice`: what their last Revoke there did)."""
-        seen, older = await self.seen_by(user)
-        links = await self.links(seen.records)
+    async def publish_home(
+        self, user: str, filters: HomeFilter | None = None, *, grants_notice: str | None = None
+    ) -> None:
+        """Publish the team view as `user`'s Home tab, with `filters` applied (none: every
+        recent ask): the filters, each agent's figures over what they let through, the lists,
+        then the grants they may revoke (`grants_notice`: what their last Revoke there did)."""
+        chosen = filters or HomeFilter()
+        if chosen.active:
+            # Beyond the newest asks: a period or an agent reaches back FILTERED_ASKS asks.
+            found = await self.store.recent(limit=FILTERED_ASKS + 1)
+            older = len(found) > FILTERED_ASKS
+            seen = await self.audience.visible(user, found[:FILTERED_ASKS])
+        else:
+            seen, older = await self.seen_by(user)
+        agents = sorted({r.agent_name for r in seen.records if r.agent_name})
+        now = self._clock.now()
+        shown = [r for r in seen.records if chosen.matches(r, now)]
+        links = await self.links(shown)
         grants = await self.grants.seen_by(user) if self.grants is not None else None
         view = home_view(
-            seen.records,
+            shown,
             links,
             older=older,
             hidden=seen.unread,
-            slas=self.slas(seen.records),
+            slas=self.slas(shown),
+            feedback=await self.reviews(shown),
+            figures=await self.figures(shown),
+            filters=chosen,
+            agents=agents,
             grants=grants,
             grants_notice=grants_notice,
         )
@@ -163,3 +218,10 @@ class TeamView:
             await self.client.views_publish(user_id=user, view=view)
         except SlackCallFailed:
             log.exception("could not publish the Home tab of %s", user)
+
+    async def filter_home(
+        self, user: str, private_metadata: str, action_id: str, value: str | None
+    ) -> None:
+        """One of the Home tab's filters changed: publish it again with the others kept
+        (they travel in the view's private_metadata)."""
+        await self.publish_home(user, HomeFilter.read(private_metadata).changed(action_id, value))

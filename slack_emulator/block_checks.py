@@ -20,6 +20,7 @@ from typing import Final
 from slack_emulator.block_limits import (
     ACCESSORY_ELEMENTS,
     ACTIONS_ELEMENTS,
+    CONTEXT_ACTIONS_ELEMENTS,
     CONTEXT_ELEMENTS,
     INPUT_ELEMENTS,
     LIMITS,
@@ -270,6 +271,14 @@ class _Checker:
         ):
             self.element(element, element_pointer, ACTIONS_ELEMENTS, action_ids)
 
+    def context_actions(self, block: dict[str, object], pointer: str, action_ids: set[str]) -> None:
+        if not self.required(block, "elements", pointer):
+            return
+        for element_pointer, element in self.objects(
+            block["elements"], f"{pointer}/elements", LIMITS["context_actions.elements"]
+        ):
+            self.element(element, element_pointer, CONTEXT_ACTIONS_ELEMENTS, action_ids)
+
     def input(self, block: dict[str, object], pointer: str, action_ids: set[str]) -> None:
         self.text(block, "label", pointer, LIMITS["input.label"], kinds=PLAIN, required=True)
         self.text(block, "hint", pointer, LIMITS["input.hint"], kinds=PLAIN)
@@ -323,6 +332,34 @@ class _Checker:
         self.text(element, "text", pointer, LIMITS["button.text"], kinds=PLAIN, required=True)
         for name in ("value", "url", "accessibility_label"):
             self.string(element, name, pointer, LIMITS[f"button.{name}"])
+
+    def feedback_buttons(self, element: dict[str, object], pointer: str) -> None:
+        for side in ("positive_button", "negative_button"):
+            if not self.required(element, side, pointer):
+                continue
+            button = element[side]
+            side_pointer = f"{pointer}/{side}"
+            if not isinstance(button, dict):
+                self.fail(RULE_SHAPE, side_pointer, "must provide an object")
+                continue
+            self.text(
+                button,
+                "text",
+                side_pointer,
+                LIMITS["feedback_button.text"],
+                kinds=PLAIN,
+                required=True,
+            )
+            if self.required(button, "value", side_pointer):
+                self.chars(
+                    button["value"], f"{side_pointer}/value", LIMITS["feedback_button.value"]
+                )
+            self.string(
+                button,
+                "accessibility_label",
+                side_pointer,
+                LIMITS["feedback_button.accessibility_label"],
+            )
 
     def image_element(self, element: dict[str, object], pointer: str) -> None:
         if element.get("slack_file") is None and self.required(element, "image_url", pointer):
@@ -405,6 +442,7 @@ _BLOCK_CHECKS: Final[dict[str, _BlockCheck]] = {
     "section": _Checker.section,
     "header": _Checker.header,
     "context": _Checker.context,
+    "context_actions": _Checker.context_actions,
     "actions": _Checker.actions,
     "input": _Checker.input,
     "image": _Checker.image_block,
@@ -414,6 +452,7 @@ _BLOCK_CHECKS: Final[dict[str, _BlockCheck]] = {
 _ELEMENT_CHECKS: Final[dict[str, _ElementCheck]] = {
     "button": _Checker.button,
     "workflow_button": _Checker.button,
+    "feedback_buttons": _Checker.feedback_buttons,
     "image": _Checker.image_accessory,
     "static_select": _Checker.static_select,
     "multi_static_select": _Checker.static_select,

@@ -34,6 +34,8 @@ OPTION_GROUP_DOC: Final = f"{_REF}/block-kit/composition-objects/option-group-ob
 CONFIRM_DOC: Final = f"{_REF}/block-kit/composition-objects/confirmation-dialog-object"
 MODAL_DOC: Final = f"{_REF}/views/modal-views"
 MESSAGE_TEXT_DOC: Final = f"{_REF}/methods/chat.postMessage"
+CONTEXT_ACTIONS_DOC: Final = f"{_REF}/block-kit/blocks/context-actions-block"
+FEEDBACK_BUTTONS_DOC: Final = f"{_REF}/block-kit/block-elements/feedback-buttons-element"
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,14 @@ LIMITS: Final[dict[str, Limit]] = _table(
     Limit("view.private_metadata", "characters", 3000, doc=MODAL_DOC),
     Limit("view.callback_id", "characters", 255, doc=MODAL_DOC),
     Limit("view.external_id", "characters", 255, doc=MODAL_DOC),
+    # "An array of feedback buttons elements and icon button elements. Maximum number of
+    # items is 5."
+    Limit("context_actions.elements", "items", 5, min=1, doc=CONTEXT_ACTIONS_DOC),
+    # Both buttons of a feedback_buttons element: text (plain_text) at most 75 characters,
+    # value (required) at most 2000, accessibility_label at most 75.
+    Limit("feedback_button.text", "characters", 75, min=1, doc=FEEDBACK_BUTTONS_DOC),
+    Limit("feedback_button.value", "characters", 2000, min=1, doc=FEEDBACK_BUTTONS_DOC),
+    Limit("feedback_button.accessibility_label", "characters", 75, min=1, doc=FEEDBACK_BUTTONS_DOC),
 )
 
 # Structural rules, alongside the numeric ones in LIMITS.
@@ -170,6 +180,7 @@ INPUT_ELEMENTS: Final = SELECT_TYPES | {
     "url_text_input",
 }
 CONTEXT_ELEMENTS: Final = frozenset({"image", "plain_text", "mrkdwn"})
+CONTEXT_ACTIONS_ELEMENTS: Final = frozenset({"feedback_buttons", "icon_button"})
 
 # Blocks Slack knows whose inner structure the emulator does not check beyond block_id.
 UNCHECKED_BLOCKS: Final = frozenset(
@@ -180,7 +191,6 @@ UNCHECKED_BLOCKS: Final = frozenset(
         "video",
         "rich_text",
         "table",
-        "context_actions",
         "task_card",
         "plan",
         "alert",

@@ -53,7 +53,7 @@ _PLURAL_KEYS: Final = frozenset(
     {"selected_options", "selected_users", "selected_conversations", "selected_channels"}
 )
 
-Gesture: TypeAlias = Literal["click", "select", "check", "choose", "type"]
+Gesture: TypeAlias = Literal["click", "select", "check", "choose", "type", "rate"]
 """How a person uses an element: one `Person` method each."""
 
 GESTURES: Final[dict[str, Gesture]] = {
@@ -62,12 +62,14 @@ GESTURES: Final[dict[str, Gesture]] = {
     "static_select": "select",
     "multi_static_select": "select",
     "overflow": "select",
+    "users_select": "select",
     "checkboxes": "check",
     "radio_buttons": "choose",
     "plain_text_input": "type",
     "email_text_input": "type",
     "url_text_input": "type",
     "number_input": "type",
+    "feedback_buttons": "rate",
 }
 """The elements people can use in the emulator, by type; others are found but not usable."""
 
@@ -118,7 +120,7 @@ def interactive_elements(blocks: list[JsonDict]) -> Iterator[ElementRef]:
     for block in blocks:
         block_type = str(block.get("type", ""))
         block_id = str(block.get("block_id", ""))
-        if block_type == "actions":
+        if block_type in ("actions", "context_actions"):
             for element in block.get("elements") or []:
                 yield ElementRef(block_id, block_type, element, dispatches=True)
         elif block_type == "section" and isinstance(block.get("accessory"), dict):

@@ -30,6 +30,7 @@ CHECKBOXES: Final = elements.types_used_by("check")
 RADIOS: Final = elements.types_used_by("choose")
 TEXT_INPUTS: Final = elements.types_used_by("type")
 USER_SELECTS: Final = frozenset({"users_select"})
+FEEDBACK_BUTTONS: Final = elements.types_used_by("rate")
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,32 @@ class Person:
             raise RuntimeError("a button always dispatches block_actions")
         return delivery
 
+    async def give_feedback(
+        self,
+        target: Target,
+        *,
+        positive: bool,
+        action_id: str | None = None,
+        block_id: str | None = None,
+    ) -> Delivery:
+        """Click 👍 (`positive`) or 👎 of a feedback_buttons element in a context_actions
+        block: the action carries that button's value and text, as Slack sends them."""
+
+        def rate(ref: ElementRef) -> _Use:
+            button = ref.element.get("positive_button" if positive else "negative_button")
+            if not isinstance(button, dict):
+                raise LookupError(
+                    f"{ref.describe()} has no {'positive' if positive else 'negative'} button"
+                )
+            return _Use(None, {"value": button.get("value"), "text": button.get("text")})
+
+        delivery = await self._use(
+            target, "give feedback with", FEEDBACK_BUTTONS, action_id, block_id, None, rate
+        )
+        if delivery is None:
+            raise RuntimeError("feedback buttons always dispatch block_actions")
+        return delivery
+
     async def select(
         self,
         target: Target,
@@ -92,8 +119,8 @@ class Person:
         value: str | None = None,
         values: Sequence[str] | None = None,
     ) -> Delivery | None:
-        """Pick `value` in a static_select or overflow menu, or `values` in a
-        multi_static_select (in that order)."""
+        """Pick `value` in a static_select or overflow menu (a user id in a users_select),
+        or `values` in a multi_static_select (in that order)."""
 
         def pick(ref: ElementRef) -> _Use:
             if ref.type == "multi_static_select":
@@ -105,6 +132,10 @@ class Person:
                 return _Use(elements.value_of(ref.element, chosen), {"selected_options": chosen})
             if value is None or values is not None:
                 raise ValueError(f"{ref.describe()} takes one option: pass value=...")
+            if ref.type == "users_select":
+                # A person is picked by user id; Slack sends it as `selected_user`.
+                self._core.workspace.user(value)
+                return _Use(elements.value_of(ref.element, value), {"selected_user": value})
             option = elements.option_payload(elements.find_option(ref.element, value))
             if ref.type == "overflow":
                 return _Use(None, {"selected_option": option})

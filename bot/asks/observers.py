@@ -18,6 +18,7 @@ from bot.asks.live import LiveAsk
 from bot.clock import Clock
 from bot.metrics import Metrics
 from bot.outcomes import Verdict
+from bot.render.figures import QUICK_SECONDS, agent_of, automatic_by
 from bot.slack.status_line import ThreadStatuses
 from bot.store import AskEvent, AskRecord, EventKind
 
@@ -171,18 +172,35 @@ class AskMetrics(AskObserver):
 
     def __init__(self, metrics: Metrics) -> None:
         self._metrics = metrics
+        # When each pending ask first appeared in Slack, for the rubber-stamp count; an ask
+        # taken in hand after a restart has none here and is not counted as quick.
+        self._posted_at: dict[str, float] = {}
 
     def created(self, record: AskRecord) -> None:
         """See `AskObserver.created`."""
         self._metrics.ask_created()
+        self._metrics.agent_ask_created(agent_of(record))
 
     def saved(self, record: AskRecord, event: AskEvent) -> None:
         """See `AskObserver.saved`."""
+        if event.kind is EventKind.POSTED:
+            self._posted_at.setdefault(record.id, event.at)
+            return
         verdict = ENDINGS_BY_EVENT.get(event.kind)
         if verdict is None:
             return
+        posted_at = self._posted_at.pop(record.id, None)
+        automatic = automatic_by(record.decided_by)
+        by_person = verdict is Verdict.ANSWERED and automatic is None
         answered_after = event.at - record.created_at if verdict is Verdict.ANSWERED else None
         self._metrics.ask_settled(verdict.value, answered_after=answered_after)
+        self._metrics.agent_ask_settled(
+            agent_of(record),
+            verdict.value,
+            automatic=automatic,
+            answered_after=answered_after if by_person else None,
+            quick=by_person and posted_at is not None and event.at - posted_at <= QUICK_SECONDS,
+        )
 
     def recovered(self, records: Sequence[AskRecord]) -> None:
         """See `AskObserver.recovered`."""

@@ -17,15 +17,20 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal, assert_never
+from typing import ClassVar, Final, Literal, assert_never
 
 from pydantic import ValidationError
 
 from bot.block_ids import (
+    FEEDBACK_NOTE,
+    FEEDBACK_RIGHT,
+    FEEDBACK_WRONG,
+    HOME_FILTERS,
     PICK_PATTERN,
     Action,
     AskRef,
     Callback,
+    FeedbackRef,
     OptionRef,
     PageRef,
     PartRef,
@@ -44,7 +49,7 @@ from bot.payloads import (
     ViewSubmission,
     read,
 )
-from bot.store import InboxKind
+from bot.store import FeedbackVerdict, InboxKind
 
 log = logging.getLogger(__name__)
 
@@ -184,6 +189,26 @@ class SubmitReassign(_Command):
     values: StateValues
 
 
+@dataclass(frozen=True, slots=True)
+class GiveFeedback(_Command):
+    """👍 or 👎 on a decided ask: "Was this the right call?"; `home` when it came from the
+    Home tab (which is then drawn again, with the new tally)."""
+
+    user: str
+    ask_id: str
+    verdict: FeedbackVerdict
+    home: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitNote(_Command):
+    """A note on a decided ask submitted. Before the ack: checked for a blank note."""
+
+    user: str
+    meta: ViewMeta
+    values: StateValues
+
+
 # --- commands that only open a modal: not kept ---------------------------------------------
 
 
@@ -271,6 +296,15 @@ class OpenEdit(_Opening):
     push: bool
 
 
+@dataclass(frozen=True, slots=True)
+class OpenNote(_Opening):
+    """Open the "Add a note" modal of a decided ask."""
+
+    user: str
+    ask_id: str
+    trigger_id: str
+
+
 Command = (
     Pick
     | AllowSession
@@ -294,6 +328,9 @@ Command = (
     | Release
     | OpenReassign
     | SubmitReassign
+    | GiveFeedback
+    | SubmitNote
+    | OpenNote
 )
 
 
@@ -327,8 +364,10 @@ def _block_actions(body: dict[str, object]) -> Command | None:
         return None
     action = click.actions[0]
     control = _control(action.action_id)
-    if control is None or control is Action.INPUT:
-        return None  # an input sends nothing to act on: it is read from state on submit
+    if control is None or control is Action.INPUT or control in HOME_FILTERS:
+        # An input sends nothing to act on (it is read from state on submit); a Home tab
+        # filter changes only that tab (bot/team.py, registered beside it).
+        return None
     if control is Action.REVOKE:
         return _revoke(click.user.id, action, body)  # a grant, not an ask, is its value
     ref = _ref_of(action)
@@ -379,6 +418,17 @@ def _block_actions(body: dict[str, object]) -> Command | None:
         return Release(user, AskRef.of(ref))
     if control is Action.REASSIGN:
         return OpenReassign(user, AskRef.of(ref), trigger)
+    if control is Action.NOTE:
+        return OpenNote(user, ref.ask_id, trigger)
+    if control is Action.FEEDBACK or control is Action.FEEDBACK_MENU:
+        return _feedback(user, FeedbackRef.of(ref), trigger, home=payload.container.type == "view")
+    if (
+        control is Action.FILTER_AGENT
+        or control is Action.FILTER_PERSON
+        or control is Action.FILTER_OUTCOME
+        or control is Action.FILTER_PERIOD
+    ):
+        return None  # returned above (HOME_FILTERS); named again for the exhaustiveness check
     assert_never(control)  # a new control needs its command here
 
 
@@ -388,6 +438,19 @@ def _revoke(user: str, action: ActionPayload, body: dict[str, object]) -> Revoke
         return None
     on_home = payload.container.type == "view"
     return Revoke(user, action.value, None if on_home else payload.response_url)
+
+
+_VERDICTS: Final = {FEEDBACK_RIGHT: FeedbackVerdict.RIGHT, FEEDBACK_WRONG: FeedbackVerdict.WRONG}
+
+
+def _feedback(user: str, ref: FeedbackRef, trigger: str, *, home: bool) -> Command | None:
+    if ref.choice == FEEDBACK_NOTE:
+        return OpenNote(user, ref.ask_id, trigger)
+    verdict = _VERDICTS.get(ref.choice)
+    if verdict is None:
+        log.warning("ignoring feedback %d on ask %s", ref.choice, ref.ask_id)
+        return None
+    return GiveFeedback(user, ref.ask_id, verdict, home=home)
 
 
 def _control(action_id: str) -> Action | None:
@@ -423,6 +486,7 @@ def _view_submission(body: dict[str, object]) -> Command | None:
         Callback.CHANGES,
         Callback.EDIT,
         Callback.REASSIGN,
+        Callback.NOTE,
     ):
         return None  # a read-only modal: nothing to do but ack
     meta = _meta_of(view.private_metadata)
@@ -430,6 +494,8 @@ def _view_submission(body: dict[str, object]) -> Command | None:
         return None
     if view.callback_id == Callback.REASSIGN:
         return SubmitReassign(payload.user.id, meta, view.state.values)
+    if view.callback_id == Callback.NOTE:
+        return SubmitNote(payload.user.id, meta, view.state.values)
     if view.callback_id == Callback.EDIT:
         return SubmitEdit(payload.user.id, meta, view.state.values)
     if view.callback_id == Callback.FORM:

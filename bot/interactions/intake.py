@@ -38,11 +38,13 @@ from bot.interactions.commands import (
     CloseForm,
     Command,
     Discuss,
+    GiveFeedback,
     OpenChanges,
     OpenDetails,
     OpenDiff,
     OpenEdit,
     OpenForm,
+    OpenNote,
     OpenOther,
     OpenPlan,
     OpenReassign,
@@ -52,12 +54,14 @@ from bot.interactions.commands import (
     Revoke,
     SubmitEdit,
     SubmitForm,
+    SubmitNote,
     SubmitOther,
     SubmitPart,
     SubmitReassign,
     parse,
 )
 from bot.interactions.edits import Edits
+from bot.interactions.feedback import FeedbackDesk
 from bot.interactions.grant_list import GrantList
 from bot.interactions.origins import Origins
 from bot.interactions.plan_reviews import PlanReviews
@@ -94,10 +98,12 @@ class Intake:
         session_grants: SessionGrants,
         grant_list: GrantList,
         claims: Claims,
+        feedback: FeedbackDesk,
     ) -> None:
         self._answering = answering
         self._grant_list = grant_list
         self._claims = claims
+        self._feedback = feedback
         self._edits = edits
         self._session_grants = session_grants
         self._origins = origins
@@ -122,7 +128,9 @@ class Intake:
             if await self._decided(command):
                 await ack()
                 return
-        elif isinstance(command, SubmitForm | SubmitOther | SubmitEdit | SubmitReassign):
+        elif isinstance(
+            command, SubmitForm | SubmitOther | SubmitEdit | SubmitReassign | SubmitNote
+        ):
             errors = self._errors(command)
             if errors:
                 await ack(response_action="errors", errors=errors)
@@ -173,6 +181,12 @@ class Intake:
                 await self._grant_list.revoke(user, grant_id, response_url)
             case Claim() | Release() | OpenReassign() | SubmitReassign():
                 await self._claimed(command)
+            case GiveFeedback(user, ask_id, verdict, home):
+                await self._feedback.give(user, ask_id, verdict, home=home)
+            case OpenNote(user, ask_id, trigger_id):
+                await self._feedback.open_note(user, ask_id, trigger_id)
+            case SubmitNote(user, meta, values):
+                await self._feedback.submit_note(user, meta, values)
             case _:
                 assert_never(command)
 
@@ -209,11 +223,13 @@ class Intake:
             return False
 
     def _errors(
-        self, submitted: SubmitForm | SubmitOther | SubmitEdit | SubmitReassign
+        self, submitted: SubmitForm | SubmitOther | SubmitEdit | SubmitReassign | SubmitNote
     ) -> dict[str, str]:
         """What the modal must show before it may close (empty: accept it)."""
         if isinstance(submitted, SubmitReassign):
             return self._claims.check(submitted.user, submitted.meta, submitted.values)
+        if isinstance(submitted, SubmitNote):
+            return self._feedback.check_note(submitted.values)
         if isinstance(submitted, SubmitEdit):
             return self._edits.check(submitted.meta, submitted.values)
         if isinstance(submitted, SubmitForm):

@@ -15,11 +15,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 from slack_bolt.async_app import AsyncAck, AsyncApp, AsyncBoltRequest, AsyncRespond
 
-from bot.block_ids import PICK_PATTERN, Action, Callback
+from bot.block_ids import HOME_FILTERS, PICK_PATTERN, Action, Callback
 from bot.interactions.intake import Intake
 from bot.interactions.origins import Origins
 from bot.interactions.team_commands import CommandBody, CommandCall, Subcommands
-from bot.payloads import read
+from bot.payloads import BlockActions, read
+from bot.render.home_filters import HomeFilter
 from bot.store import InboxKind
 from bot.tasks import Tasks
 from bot.team import COMMAND, TeamView
@@ -29,9 +30,12 @@ log = logging.getLogger(__name__)
 Listener = Callable[[AsyncAck, dict[str, Any], AsyncBoltRequest], Awaitable[None]]
 
 # Our controls that do something (option buttons add `.<index>` to a pick's action id).
-CONTROLS = (PICK_PATTERN, *(a for a in Action if a not in (Action.PICK, Action.INPUT)))
+CONTROLS = (
+    PICK_PATTERN,
+    *(a for a in Action if a not in (Action.PICK, Action.INPUT) and a not in HOME_FILTERS),
+)
 # Our modals whose submission is an answer.
-ANSWERING_MODALS = (Callback.FORM, Callback.OTHER, Callback.CHANGES, Callback.EDIT)
+ANSWERING_MODALS = (Callback.FORM, Callback.OTHER, Callback.CHANGES, Callback.EDIT, Callback.NOTE)
 # Our modals whose submission changes an ask without answering it.
 CHANGING_MODALS = (Callback.REASSIGN,)
 
@@ -66,6 +70,14 @@ def _to(intake: Intake, kind: InboxKind) -> Listener:
     return listener
 
 
+class PublishedHome(BaseModel):
+    """The Home view Slack shows the person, as `app_home_opened` carries it."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    private_metadata: str = ""
+
+
 class HomeOpened(BaseModel):
     """The parts of `app_home_opened` we read."""
 
@@ -73,6 +85,7 @@ class HomeOpened(BaseModel):
 
     user: str
     tab: str
+    view: PublishedHome | None = None  # absent until a Home view was published
 
 
 def register_team_view(
@@ -105,6 +118,28 @@ def register_team_view(
         call = CommandCall(fields.user_id, args, fields.channel_id, fields.trigger_id, respond)
         tasks.spawn(subs.run(word, call), name=f"team command {word}")
 
+    async def on_filter(ack: AsyncAck, body: dict[str, Any]) -> None:
+        # A Home tab filter changes only that person's tab: nothing to keep before the ack.
+        await ack()
+        if origins.refused("home filter", body):
+            return
+        payload = read(BlockActions, body)
+        if payload is None or payload.view is None or not payload.actions:
+            return
+        action = payload.actions[0]
+        value = action.selected_user or (
+            action.selected_option.value if action.selected_option else None
+        )
+        tasks.spawn(
+            team.filter_home(
+                payload.user.id, payload.view.private_metadata, action.action_id, value
+            ),
+            name="team home filter",
+        )
+
+    for control in HOME_FILTERS:
+        app.action(control)(on_filter)
+
     @app.event("app_home_opened")
     async def on_home_opened(event: dict[str, Any], body: dict[str, Any]) -> None:
         if origins.refused("app_home_opened", body):
@@ -112,4 +147,7 @@ def register_team_view(
         opened = read(HomeOpened, event)
         # The Messages and About tabs send this event too; only Home is ours to draw.
         if opened is not None and opened.tab == "home":
-            tasks.spawn(team.publish_home(opened.user), name="team home")
+            # The filters the person chose stay: they travel in the published view.
+            metadata = opened.view.private_metadata if opened.view else ""
+            filters = HomeFilter.read(metadata) if metadata else None
+            tasks.spawn(team.publish_home(opened.user, filters), name="team home")

@@ -15,6 +15,7 @@ from typing import Final
 
 from slack_sdk.models.blocks import (
     Block,
+    BlockElement,
     ContextBlock,
     DividerBlock,
     HeaderBlock,
@@ -28,7 +29,10 @@ from bot.outcomes import PLAN_ENDINGS, PlanOutcome, plan_outcome
 from bot.render import MessageContent
 from bot.render.agent_text import one_line
 from bot.render.decided import when
+from bot.render.feedback import feedback_menu
+from bot.render.figures import AgentFigures, figures_blocks
 from bot.render.grants import grant_blocks
+from bot.render.home_filters import HomeFilter, filter_blocks
 from bot.render.layout import MESSAGE_BLOCKS_MAX
 from bot.render.message import agent_label
 from bot.render.question import SECTION_TEXT_MAX
@@ -100,8 +104,14 @@ def home_view(
     slas: Mapping[str, str] | None = None,
     grants: Sequence[Grant] | None = None,
     grants_notice: str | None = None,
+    feedback: Mapping[str, str] | None = None,
+    figures: Sequence[AgentFigures] | None = None,
+    filters: HomeFilter | None = None,
+    agents: Sequence[str] = (),
 ) -> View:
-    """The Home tab: an intro, then the waiting asks and the recent decisions.
+    """The Home tab: an intro, the filters (when given: `agents` are the names offered;
+    the filter travels as the view's private_metadata), each agent's figures (when given),
+    then the waiting asks and the recent decisions.
 
     `records` are the asks to show, newest first; `links` maps an ask id to the permalink
     of its message; `older` says the store holds older asks than these; `hidden`: channels
@@ -115,6 +125,8 @@ def home_view(
             elements=[MarkdownTextObject(verbatim=True, text=HOME_INTRO)],
         ),
         *_hidden_blocks(hidden),
+        *(filter_blocks(filters, agents) if filters is not None else []),
+        *(figures_blocks(figures) if figures is not None else []),
     ]
     granted: list[Block] = []
     if grants is not None:
@@ -128,8 +140,15 @@ def home_view(
         max_blocks=HOME_BLOCKS_MAX - len(intro) - len(granted),
         older=older,
         slas=slas,
+        feedback=feedback,
     )
-    return View(type="home", callback_id="sq~team.home", blocks=[*intro, *body, *granted])
+    metadata = filters.model_dump_json(exclude_defaults=True) if filters is not None else None
+    return View(
+        type="home",
+        callback_id="sq~team.home",
+        blocks=[*intro, *body, *granted],
+        private_metadata=metadata,
+    )
 
 
 def command_message(
@@ -139,6 +158,7 @@ def command_message(
     older: bool = False,
     hidden: Sequence[str] = (),
     slas: Mapping[str, str] | None = None,
+    feedback: Mapping[str, str] | None = None,
 ) -> MessageContent:
     """The `/agent-questions` answer: the same two sections, within a message's 50 blocks
     (first, when `hidden` names channels, why some asks are not shown)."""
@@ -151,6 +171,7 @@ def command_message(
         older=older,
         hint=MORE_ON_HOME,
         slas=slas,
+        feedback=feedback,
     )
     decisions = _count(len(settled), "recent decision", "recent decisions")
     text = f"Agent questions: {len(pending)} waiting for an answer, {decisions}"
@@ -165,9 +186,11 @@ def team_blocks(
     older: bool = False,
     hint: str = "",
     slas: Mapping[str, str] | None = None,
+    feedback: Mapping[str, str] | None = None,
 ) -> list[Block]:
     """Both sections in at most `max_blocks` blocks, one per ask; a cut list ends with how
-    many more it has (and `hint`, where to see them)."""
+    many more it has (and `hint`, where to see them). `feedback`: ask id -> its review line
+    (`bot.render.feedback.feedback_summary`); each answered ask offers the feedback menu."""
     if max_blocks < MIN_BLOCKS:
         raise ValueError(f"the team view needs at least {MIN_BLOCKS} blocks, not {max_blocks}")
     pending, settled = _split(records)
@@ -199,9 +222,16 @@ def team_blocks(
         HeaderBlock(block_id="sq~team.decided", text=PlainTextObject(text=DECIDED_TITLE)),
         *_items(
             "d",
-            [_settled_text(r, links.get(r.id)) for r in settled[:shown_settled]],
+            [
+                _settled_text(r, links.get(r.id), (feedback or {}).get(r.id))
+                for r in settled[:shown_settled]
+            ],
             empty=NO_RECENT_DECISIONS if older else NO_DECISIONS,
             more=decided_more,
+            menus=[
+                feedback_menu(r.id) if r.ended_as is Verdict.ANSWERED else None
+                for r in settled[:shown_settled]
+            ],
         ),
     ]
 
@@ -236,8 +266,18 @@ def _shares(pending: int, settled: int, room: int, *, older: bool) -> tuple[int,
     return half - 1, room - half - 1
 
 
-def _items(key: str, texts: list[str], *, empty: str, more: str | None) -> list[Block]:
-    blocks: list[Block] = [_section(f"sq~team.{key}.{n}", text) for n, text in enumerate(texts)]
+def _items(
+    key: str,
+    texts: list[str],
+    *,
+    empty: str,
+    more: str | None,
+    menus: Sequence[BlockElement | None] = (),
+) -> list[Block]:
+    blocks: list[Block] = [
+        _section(f"sq~team.{key}.{n}", text, menus[n] if n < len(menus) else None)
+        for n, text in enumerate(texts)
+    ]
     if not texts:
         blocks.append(_section(f"sq~team.{key}.empty", empty))
     if more:
@@ -250,11 +290,12 @@ def _items(key: str, texts: list[str], *, empty: str, more: str | None) -> list[
     return blocks
 
 
-def _section(block_id: str, text: str) -> SectionBlock:
+def _section(block_id: str, text: str, accessory: BlockElement | None = None) -> SectionBlock:
     # The pieces are sized to fit; the cut is a last guard that never splits an entity.
     return SectionBlock(
         block_id=block_id,
         text=MarkdownTextObject(verbatim=True, text=cut_escaped(text, SECTION_TEXT_MAX)),
+        accessory=accessory,
     )
 
 
@@ -279,7 +320,7 @@ def _pending_text(record: AskRecord, link: str | None, sla: str | None = None) -
     return "\n".join(lines)
 
 
-def _settled_text(record: AskRecord, link: str | None) -> str:
+def _settled_text(record: AskRecord, link: str | None, review: str | None = None) -> str:
     verdict = record.ended_as or Verdict.FAILED
     at = when(record.decided_at if record.decided_at is not None else record.created_at)
     if record.is_plan_review:
@@ -295,6 +336,8 @@ def _settled_text(record: AskRecord, link: str | None) -> str:
         lines += _more_questions(record)
         lines.append(_outcome(record, verdict))
     lines.append(_meta(record, at, link))
+    if review is not None:
+        lines.append(review)  # 👍 / 👎 and the latest note (bot/render/feedback.py)
     return "\n".join(lines)
 
 

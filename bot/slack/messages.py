@@ -21,6 +21,7 @@ from bot.render import (
     settled_message,
 )
 from bot.render.claim import claim_blocks, with_claim
+from bot.render.feedback import with_feedback
 from bot.render.plan_review import ReviewStatus, plan_review_message, settled_plan_review
 from bot.render.sla import sla_text, with_sla
 from bot.render.tool_approval import settled_tool_approval, tool_approval_message
@@ -98,7 +99,16 @@ class AskMessages:
         return ask_message(record.id, layout, part, record.agent_name, agent_id=record.agent_id)
 
     async def decided_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
-        """A part once the ask is decided: the decision in place of the controls."""
+        """A part once the ask is decided: the decision in place of the controls; an
+        answered ask's last part then asks "Was this the right call?" (feedback buttons)."""
+        content = await self._decided_view(record, layout, part)
+        if record.ended_as is Verdict.ANSWERED and part == len(layout.parts) - 1:
+            return with_feedback(content, layout, record.id)
+        return content
+
+    async def _decided_view(
+        self, record: AskRecord, layout: AskLayout, part: int
+    ) -> MessageContent:
         settlement = self.settlement_of(record, part)
         if layout.plan_review:
             status = await self.review_status(record)

@@ -29,6 +29,7 @@ from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
     Credential,
+    Feedback,
     Grant,
     InboxItem,
     Lease,
@@ -54,6 +55,7 @@ class MemoryStore:
         self._leases: dict[str, tuple[str, float]] = {}
         self._credentials: dict[str, Credential] = {}
         self._grants: dict[str, Grant] = {}
+        self._feedback: dict[tuple[str, str], Feedback] = {}
 
     async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
         """See `AskStore.add`."""
@@ -311,6 +313,18 @@ class MemoryStore:
         )
         self._chain(AuditEntry(at=before, kind=AuditKind.PURGED, payload=payload))
 
+    async def give_feedback(self, feedback: Feedback) -> None:
+        """See `AskStore.give_feedback`."""
+        key = (feedback.ask_id, feedback.person)
+        earlier = self._feedback.get(key)
+        self._feedback[key] = feedback if earlier is None else earlier.merged(feedback)
+
+    async def feedback(self, ask_ids: Collection[str]) -> list[Feedback]:
+        """See `AskStore.feedback`."""
+        wanted = set(ask_ids)
+        given = [f for (ask_id, _), f in self._feedback.items() if ask_id in wanted]
+        return sorted(given, key=lambda f: f.at)
+
     def _forget(self, record: AskRecord) -> None:
         del self._asks[record.id]
         del self._events[record.id]
@@ -318,3 +332,5 @@ class MemoryStore:
             self._keys.pop(record.idempotency_key, None)
         for name in named_leases(record.id):
             self._leases.pop(name, None)
+        for key in [key for key in self._feedback if key[0] == record.id]:
+            del self._feedback[key]

@@ -34,6 +34,8 @@ from bot.store import (
     AskState,
     Credential,
     EventKind,
+    Feedback,
+    FeedbackVerdict,
     Grant,
     InboxItem,
     Lease,
@@ -449,6 +451,43 @@ class PostgresStore(Connected[PostgresPool]):
             row = await cursor.fetchone()
         return None if row is None else Grant.model_validate_json(str(row[0]))
 
+    # --- feedback --------------------------------------------------------------------------
+
+    async def give_feedback(self, feedback: Feedback) -> None:
+        """See `AskStore.give_feedback`: one upsert."""
+        verdict = feedback.verdict.value if feedback.verdict is not None else None
+        async with self._db.connection() as conn:
+            await conn.execute(
+                "INSERT INTO feedback (ask_id, person, verdict, note, at)"
+                " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (ask_id, person) DO UPDATE SET"
+                " verdict = coalesce(excluded.verdict, feedback.verdict),"
+                " note = coalesce(excluded.note, feedback.note), at = excluded.at",
+                (feedback.ask_id, feedback.person, verdict, feedback.note, feedback.at),
+            )
+
+    async def feedback(self, ask_ids: Collection[str]) -> list[Feedback]:
+        """See `AskStore.feedback`."""
+        wanted = sorted(set(ask_ids))
+        if not wanted:
+            return []
+        async with self._db.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT ask_id, person, verdict, note, at FROM feedback"
+                " WHERE ask_id = ANY(%s) ORDER BY at, ask_id, person",
+                (wanted,),
+            )
+            rows = await cursor.fetchall()
+        return [
+            Feedback(
+                ask_id=str(ask_id),
+                person=str(person),
+                verdict=FeedbackVerdict(str(verdict)) if verdict is not None else None,
+                note=None if note is None else str(note),
+                at=float(at),
+            )
+            for ask_id, person, verdict, note, at in rows
+        ]
+
     # --- retention -------------------------------------------------------------------------
 
     async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:
@@ -566,6 +605,7 @@ async def _delete_asks(conn: Connection, ask_ids: list[str]) -> None:
     await conn.execute("SET CONSTRAINTS events_ask_id_fkey DEFERRED")
     await conn.execute("DELETE FROM asks WHERE id = ANY(%s)", (ask_ids,))
     await conn.execute("DELETE FROM events WHERE ask_id = ANY(%s)", (ask_ids,))
+    await conn.execute("DELETE FROM feedback WHERE ask_id = ANY(%s)", (ask_ids,))
     names = [name for ask_id in ask_ids for name in named_leases(ask_id)]
     await conn.execute("DELETE FROM leases WHERE name = ANY(%s)", (names,))
 

@@ -142,6 +142,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # that records now carry `holder`, which it cannot read: it refuses the database.
         "ALTER TABLE asks ADD COLUMN holder TEXT GENERATED ALWAYS AS (record->>'holder') STORED",
         "CREATE INDEX asks_by_holder ON asks (holder, created_at, seq)",
+        # Review of decided asks (bot/interactions/feedback.py): one row per ask and person,
+        # their latest verdict ("right" / "wrong") and note; deleted with the ask.
+        """CREATE TABLE feedback (
+            ask_id TEXT NOT NULL,
+            person TEXT NOT NULL,
+            verdict TEXT,
+            note TEXT,
+            at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (ask_id, person)
+        )""",
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

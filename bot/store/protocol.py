@@ -16,6 +16,7 @@ from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
     Credential,
+    Feedback,
     Grant,
     InboxItem,
     Lease,
@@ -191,6 +192,16 @@ class AskStore(Protocol):
         """One page of the asks `query` selects (bot/store/queries.py), oldest first, of up
         to `limit` (1 to `PAGE_MAX`) asks after `after`; SQL stores filter in the query,
         by index, never by reading every ask."""
+        ...
+
+    async def give_feedback(self, feedback: Feedback) -> None:
+        """Keep one person's feedback on an ask, one row per ask and person: a verdict
+        replaces their earlier one, a note theirs; what `feedback` leaves None is kept.
+        Retention and erase delete it with its ask."""
+        ...
+
+    async def feedback(self, ask_ids: Collection[str]) -> list[Feedback]:
+        """The feedback given on these asks, oldest first (by when it was last given)."""
         ...
 
 

@@ -27,6 +27,8 @@ from bot.store import (
     AskState,
     Credential,
     EventKind,
+    Feedback,
+    FeedbackVerdict,
     Grant,
     InboxItem,
     Lease,
@@ -454,6 +456,38 @@ class SqliteStore(Connected[SqliteFile]):
 
         return await self._db.run(revoke)
 
+    # --- feedback --------------------------------------------------------------------------
+
+    async def give_feedback(self, feedback: Feedback) -> None:
+        """See `AskStore.give_feedback`: one upsert."""
+
+        def give(conn: sqlite3.Connection) -> None:
+            with transaction(conn):
+                conn.execute(
+                    "INSERT INTO feedback (ask_id, person, verdict, note, at)"
+                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (ask_id, person) DO UPDATE SET"
+                    " verdict = coalesce(excluded.verdict, feedback.verdict),"
+                    " note = coalesce(excluded.note, feedback.note), at = excluded.at",
+                    _feedback_row(feedback),
+                )
+
+        await self._db.run(give)
+
+    async def feedback(self, ask_ids: Collection[str]) -> list[Feedback]:
+        """See `AskStore.feedback`."""
+        wanted = sorted(set(ask_ids))
+
+        def given(conn: sqlite3.Connection) -> list[Feedback]:
+            marks = ", ".join("?" * len(wanted))
+            rows = conn.execute(
+                "SELECT ask_id, person, verdict, note, at FROM feedback"
+                f" WHERE ask_id IN ({marks}) ORDER BY at, ask_id, person",
+                wanted,
+            ).fetchall()
+            return [_feedback_of(row) for row in rows]
+
+        return await self._db.run(given) if wanted else []
+
     # --- retention -------------------------------------------------------------------------
 
     async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:
@@ -589,6 +623,7 @@ def _delete_asks(conn: sqlite3.Connection, ask_ids: list[str]) -> None:
     conn.execute("PRAGMA defer_foreign_keys = ON")
     conn.executemany("DELETE FROM asks WHERE id = ?", [(ask_id,) for ask_id in ask_ids])
     conn.executemany("DELETE FROM events WHERE ask_id = ?", [(ask_id,) for ask_id in ask_ids])
+    conn.executemany("DELETE FROM feedback WHERE ask_id = ?", [(ask_id,) for ask_id in ask_ids])
     conn.executemany(
         "DELETE FROM leases WHERE name = ?",
         [(name,) for ask_id in ask_ids for name in named_leases(ask_id)],
@@ -654,3 +689,19 @@ def _not_written(conn: sqlite3.Connection, ask_id: str) -> Literal[False]:
     if conn.execute("SELECT 1 FROM asks WHERE id = ?", (ask_id,)).fetchone() is None:
         raise KeyError(ask_id)
     return False
+
+
+def _feedback_row(feedback: Feedback) -> tuple[str, str, str | None, str | None, float]:
+    verdict = feedback.verdict.value if feedback.verdict is not None else None
+    return (feedback.ask_id, feedback.person, verdict, feedback.note, feedback.at)
+
+
+def _feedback_of(row: tuple[str, str, str | None, str | None, float]) -> Feedback:
+    ask_id, person, verdict, note, at = row
+    return Feedback(
+        ask_id=ask_id,
+        person=person,
+        verdict=FeedbackVerdict(verdict) if verdict is not None else None,
+        note=note,
+        at=at,
+    )

@@ -165,6 +165,16 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE asks ADD COLUMN holder TEXT"
         " GENERATED ALWAYS AS (json_extract(record, '$.holder')) VIRTUAL",
         "CREATE INDEX IF NOT EXISTS asks_by_holder ON asks (holder, created_at)",
+        # Review of decided asks (bot/interactions/feedback.py): one row per ask and person,
+        # their latest verdict ("right" / "wrong") and note; deleted with the ask.
+        """CREATE TABLE IF NOT EXISTS feedback (
+            ask_id TEXT NOT NULL,
+            person TEXT NOT NULL,
+            verdict TEXT,
+            note TEXT,
+            at REAL NOT NULL,
+            PRIMARY KEY (ask_id, person)
+        )""",
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -291,3 +291,32 @@ class Grant(Record):
     def active(self, now: float) -> bool:
         """Neither revoked nor expired at `now`."""
         return self.revoked_at is None and (self.expires_at is None or now < self.expires_at)
+
+
+class FeedbackVerdict(StrEnum):
+    """A person's answer to "Was this the right call?" on a decided ask."""
+
+    RIGHT = "right"  # 👍
+    WRONG = "wrong"  # 👎
+
+
+class Feedback(Record):
+    """One person's review of one decided ask: their verdict and note, the latest of each
+    (a second click changes the verdict; a note replaces their earlier note), and when they
+    last gave either. None: not given (yet)."""
+
+    ask_id: str
+    person: str
+    verdict: FeedbackVerdict | None = None
+    note: str | None = None
+    at: float
+
+    def merged(self, newer: Feedback) -> Feedback:
+        """This feedback with `newer`'s verdict and note where `newer` gives them."""
+        return self.model_copy(
+            update={
+                "verdict": newer.verdict or self.verdict,
+                "note": newer.note if newer.note is not None else self.note,
+                "at": newer.at,
+            }
+        )

@@ -16,7 +16,9 @@ def control_kind(element_type: str) -> ControlKind:
     """button: click; one: pick one option; many: pick any; text: type; other: elements a
     person cannot use through the emulator (so not in the terminal either)."""
     gesture = GESTURES.get(element_type)
-    if gesture is None:
+    if gesture is None or gesture == "rate" or element_type == "users_select":
+        # Feedback buttons (`Person.give_feedback`) and people menus (`Person.select` with a
+        # user id) are used in tests; the terminal does not offer them yet.
         return "other"
     if gesture == "click":
         return "button"

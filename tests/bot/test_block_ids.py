@@ -153,4 +153,4 @@ def test_a_wire_ref_reads_as_the_typed_ref_its_action_names() -> None:
 
 
 def test_block_kinds_are_distinct_on_the_wire() -> None:
-    assert len({kind.value for kind in BlockKind}) == len(BlockKind) == 24
+    assert len({kind.value for kind in BlockKind}) == len(BlockKind) == 26

@@ -7,7 +7,11 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from prometheus_client.parser import text_string_to_metric_families
 
+from bot.asks.observers import AskMetrics
 from bot.metrics import Metrics
+from bot.outcomes import AskState
+from bot.store import AskEvent, AskRecord, EventKind, Verdict
+from provider import AskUserQuestionItem
 
 
 def samples(metrics: Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
@@ -96,3 +100,64 @@ async def test_the_handler_serves_the_prometheus_text_format() -> None:
     assert response.headers["Content-Type"].startswith("text/plain; version=")
     assert "# TYPE slack_questions_asks_created_total counter" in body
     assert "slack_questions_asks_created_total 1.0" in body
+
+
+def agent_lines(metrics: Metrics) -> list[str]:
+    """The rendered samples of the per-agent families (/metrics' lines), buckets and
+    creation timestamps left out."""
+    return [
+        line
+        for line in metrics.render().decode().splitlines()
+        if line.startswith("slack_questions_agent_")
+        and "_bucket" not in line
+        and "_created{" not in line
+    ]
+
+
+def test_per_agent_counters_follow_a_scripted_set_of_asks() -> None:
+    metrics = Metrics()
+    observer = AskMetrics(metrics)
+    t0 = 1_700_000_000.0
+
+    def record(ask_id: str, agent: str, **fields: object) -> AskRecord:
+        return AskRecord.model_validate(
+            {
+                "id": ask_id,
+                "questions": [AskUserQuestionItem(id="q", question="?")],
+                "created_at": t0,
+                "agent_name": agent,
+                **fields,
+            }
+        )
+
+    def event(ask_id: str, kind: EventKind, after: float) -> AskEvent:
+        return AskEvent(ask_id=ask_id, kind=kind, at=t0 + after)
+
+    answered = {"state": AskState.ANSWERED, "verdict": Verdict.ANSWERED}
+    quick = record("a1", "Planner", decided_by="U1", **answered)
+    slow = record("a2", "Planner", decided_by="U2", **answered)
+    ruled = record("a3", "Planner", decided_by="rule:safe-reads", **answered)
+    expired = record("a4", "Deployer", state=AskState.FAILED, verdict=Verdict.EXPIRED)
+    granted = record("a5", "Deployer", decided_by="grant:g1", **answered)
+    for r in (quick, slow, ruled, expired, granted):
+        observer.created(r)
+    observer.saved(quick, event("a1", EventKind.POSTED, 1.0))
+    observer.saved(quick, event("a1", EventKind.ANSWERED, 2.5))  # 1.5 s after posting
+    observer.saved(slow, event("a2", EventKind.POSTED, 1.0))
+    observer.saved(slow, event("a2", EventKind.ANSWERED, 61.0))
+    observer.saved(ruled, event("a3", EventKind.ANSWERED, 0.0))
+    observer.saved(expired, event("a4", EventKind.POSTED, 1.0))
+    observer.saved(expired, event("a4", EventKind.EXPIRED, 3600.0))
+    observer.saved(granted, event("a5", EventKind.ANSWERED, 0.0))
+    assert agent_lines(metrics) == [
+        'slack_questions_agent_asks_created_total{agent="Planner"} 3.0',
+        'slack_questions_agent_asks_created_total{agent="Deployer"} 2.0',
+        'slack_questions_agent_asks_settled_total{agent="Planner",outcome="answered"} 3.0',
+        'slack_questions_agent_asks_settled_total{agent="Deployer",outcome="expired"} 1.0',
+        'slack_questions_agent_asks_settled_total{agent="Deployer",outcome="answered"} 1.0',
+        'slack_questions_agent_auto_decided_total{agent="Planner",by="rule"} 1.0',
+        'slack_questions_agent_auto_decided_total{agent="Deployer",by="grant"} 1.0',
+        'slack_questions_agent_answer_seconds_count{agent="Planner"} 2.0',
+        'slack_questions_agent_answer_seconds_sum{agent="Planner"} 63.5',
+        'slack_questions_agent_quick_answers_total{agent="Planner"} 1.0',
+    ]

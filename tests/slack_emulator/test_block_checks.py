@@ -9,7 +9,9 @@ import pytest
 from slack_sdk.models.blocks import (
     ActionsBlock,
     Block,
+    ContextActionsBlock,
     ContextBlock,
+    FeedbackButtonObject,
     HeaderBlock,
     InputBlock,
     SectionBlock,
@@ -59,6 +61,21 @@ def select(**extra: Any) -> Json:
 
 def text_input(**extra: Any) -> Json:
     return {"type": "plain_text_input", "action_id": "answer", **extra}
+
+
+def feedback(positive: Json | None = None, **extra: Any) -> Json:
+    """Slack's documented example: 👍 and 👎 in a feedback_buttons element."""
+    return {
+        "type": "feedback_buttons",
+        "action_id": "feedback_buttons_1",
+        "positive_button": positive or {"text": plain("👍"), "value": "positive_feedback"},
+        "negative_button": {"text": plain("👎"), "value": "negative_feedback"},
+        **extra,
+    }
+
+
+def context_actions(*elements: Json) -> Json:
+    return {"type": "context_actions", "elements": list(elements)}
 
 
 def input_block(element: Json | None = None, **extra: Any) -> Json:
@@ -292,6 +309,46 @@ CASES = [
         "/blocks/0/elements/0/accessibility_label",
         "must be less than 76 characters",
         id="button.accessibility_label",
+    ),
+    pytest.param(
+        "context_actions.elements",
+        in_message(context_actions(*(feedback(action_id=f"f{i}") for i in range(5)))),
+        in_message(context_actions(*(feedback(action_id=f"f{i}") for i in range(6)))),
+        "/blocks/0/elements",
+        "no more than 5 items allowed",
+        id="context_actions.elements",
+    ),
+    pytest.param(
+        "feedback_button.text",
+        in_message(context_actions(feedback({"text": plain(x(75)), "value": "v"}))),
+        in_message(context_actions(feedback({"text": plain(x(76)), "value": "v"}))),
+        "/blocks/0/elements/0/positive_button/text/text",
+        "must be less than 76 characters",
+        id="feedback_button.text",
+    ),
+    pytest.param(
+        "feedback_button.value",
+        in_message(context_actions(feedback({"text": plain("Yes"), "value": x(2000)}))),
+        in_message(context_actions(feedback({"text": plain("Yes"), "value": x(2001)}))),
+        "/blocks/0/elements/0/positive_button/value",
+        "must be less than 2001 characters",
+        id="feedback_button.value",
+    ),
+    pytest.param(
+        "feedback_button.accessibility_label",
+        in_message(
+            context_actions(
+                feedback({"text": plain("Yes"), "value": "v", "accessibility_label": x(75)})
+            )
+        ),
+        in_message(
+            context_actions(
+                feedback({"text": plain("Yes"), "value": "v", "accessibility_label": x(76)})
+            )
+        ),
+        "/blocks/0/elements/0/positive_button/accessibility_label",
+        "must be less than 76 characters",
+        id="feedback_button.accessibility_label",
     ),
     pytest.param(
         "placeholder",
@@ -646,3 +703,30 @@ def test_slack_sdk_models_miss_the_caps_this_table_adds() -> None:
     assert parsed is not None
     parsed.validate_json()
     assert [i.rule for i in check_blocks([eleven], surface="message")] == ["checkboxes.options"]
+
+
+def test_slacks_documented_context_actions_example_passes() -> None:
+    assert check_blocks([context_actions(feedback())], surface="message") == []
+
+
+def test_a_feedback_button_without_a_value_is_refused() -> None:
+    broken = feedback({"text": plain("👍")})
+    assert check_blocks([context_actions(broken)], surface="message") == [
+        Issue(
+            "required_field",
+            "/blocks/0/elements/0/positive_button",
+            "missing required field: value",
+        )
+    ]
+
+
+def test_a_plain_button_is_not_allowed_in_context_actions() -> None:
+    assert check_blocks([context_actions(button())], surface="message") == [
+        Issue("element.type", "/blocks/0/elements/0/type", "unsupported type: button")
+    ]
+
+
+def test_slack_sdk_models_agree_on_the_feedback_limits() -> None:
+    assert ContextActionsBlock.elements_max_length == LIMITS["context_actions.elements"].max
+    assert FeedbackButtonObject.text_max_length == LIMITS["feedback_button.text"].max
+    assert FeedbackButtonObject.value_max_length == LIMITS["feedback_button.value"].max

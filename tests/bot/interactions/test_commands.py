@@ -304,6 +304,7 @@ def test_a_body_handed_over_as_another_kind_parses_to_none() -> None:
 def test_only_what_opens_a_modal_is_not_kept_before_its_ack() -> None:
     unkept = {command.__name__ for command in get_args(Command) if not command.kept}
     assert unkept == {
+        "OpenNote",
         "OpenForm",
         "OpenOther",
         "OpenDetails",

@@ -40,7 +40,8 @@ async def test_allow_in_the_message_allows_and_the_card_ends_allowed_by_the_clic
     await bot.idle()
     updated = bot.now(message).blocks
     assert verdict(updated).startswith(f"✅ Allowed by <@{ALICE}> · <!date^")
-    assert labels(updated) == []
+    # Only the review of the decision is left to click (bot/render/feedback.py).
+    assert labels(updated) == ["Add a note"]
 
 
 async def test_deny_denies_and_the_card_ends_denied_by_the_clicker(bot: Bot) -> None:

@@ -26,7 +26,7 @@ from bot.clock import Clock
 from bot.interactions.team_commands import CommandCall, Subcommand, reply
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.audience import Audience
-from bot.slack.files import send_file
+from bot.slack.dm_files import send_file
 from bot.slack.workspace_url import WorkspaceUrl
 from bot.store import AskRecord, AskStore
 from bot.store.queries import PAGE_MAX, AskQuery

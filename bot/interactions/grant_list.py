@@ -15,8 +15,8 @@ from bot.interactions.team_commands import CommandCall, reply
 from bot.render.agent_text import code_span
 from bot.render.decided import when
 from bot.render.grants import grants_message
+from bot.slack.click_replies import respond_at
 from bot.slack.grant_audience import GrantAudience
-from bot.slack.response_urls import respond_at
 from bot.store import AskStore
 from bot.team import TeamView
 

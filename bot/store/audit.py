@@ -65,6 +65,7 @@ class AuditKind(StrEnum):
     ESCALATED = "escalated"
     PURGED = "purged"
     ERASED = "erased"
+    RULE_CREATED = "rule_created"  # a rule saved with "Always allow"
 
 
 class Audited(BaseModel):

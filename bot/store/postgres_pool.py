@@ -136,6 +136,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE audit_published (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
         " seq BIGINT NOT NULL, mac TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
     ),
+    (
+        # Rules saved with "Always allow" (bot/asks/automatic.py): keyed by name, so a name is
+        # taken once across replicas; the record as JSON.
+        """CREATE TABLE stored_rules (
+            name TEXT PRIMARY KEY,
+            created_at DOUBLE PRECISION NOT NULL,
+            record JSONB NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

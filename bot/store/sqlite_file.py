@@ -158,6 +158,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE IF NOT EXISTS audit_published (seq INTEGER NOT NULL, mac TEXT NOT NULL,"
         " at REAL NOT NULL)",
     ),
+    (
+        # Rules saved with "Always allow" (bot/asks/automatic.py): keyed by name, so a name is
+        # taken once; the record as JSON.
+        """CREATE TABLE IF NOT EXISTS stored_rules (
+            name TEXT PRIMARY KEY,
+            created_at REAL NOT NULL,
+            record TEXT NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -477,6 +477,18 @@ class ReviewPolicies(BaseModel):
         chosen = denying or matching
         return f"{TOOLS}.{chosen[0]}" if chosen else None
 
+    def always_allow_forbidden(self, tools: Sequence[ToolApprovalIntent]) -> str | None:
+        """The name of the first `[[tools]]` rule matching one of `tools` that says
+        `always_allow = false`; None when "Always allow" may be offered."""
+        for index, rule in enumerate(self.tools):
+            if not rule.always_allow and any(rule.matches(intent) for intent in tools):
+                return rule_name(rule, index)
+        return None
+
+    def rule_names(self) -> frozenset[str]:
+        """Every `[[tools]]` rule's name as shown (a stored rule may take none of them)."""
+        return frozenset(rule_name(rule, index) for index, rule in enumerate(self.tools))
+
     def rule_decision(self, questions: Sequence[AskUserQuestionItem]) -> RuleDecision | None:
         """What the `[[tools]]` rules decide of a tool approval before anyone is asked;
         None for another kind of ask, or when no rule matches (the default asks)."""

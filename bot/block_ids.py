@@ -33,6 +33,7 @@ class Action(StrEnum):
     DIFF = "sq_diff"  # plan review: what changed since the declined revision
     EDIT = "sq_edit"  # tool approval / plan review: open "Edit and allow" / "Edit and approve"
     SESSION = "sq_session"  # tool approval: allow, and grant the same call for the session
+    ALWAYS = "sq_always"  # tool approval: open "Always allow", which proposes a rule
 
 
 class Callback(StrEnum):
@@ -44,6 +45,7 @@ class Callback(StrEnum):
     CHANGES = "sq_changes"
     PLAN = "sq_plan"
     EDIT = "sq_edit"  # the edited input or plan, approved on submit
+    ALWAYS = "sq_always"  # "Always allow": the rule proposed, saved (and the call allowed)
 
 
 class BlockKind(StrEnum):
@@ -202,3 +204,6 @@ class ViewMeta(BaseModel):
     question: int | None = None
     # Where the ask's message lives, so closing a form can be reported there.
     channel: str | None = None
+    # "Always allow": a digest of the rule the modal shows in words, so the rule saved is
+    # the one the reviewer read (`bot.render.always_allow`).
+    shown: str | None = None

@@ -21,6 +21,7 @@ from bot.asks.posting import Posting
 from bot.clock import Clock, SystemClock
 from bot.flags import StartupError as StartupError
 from bot.interactions.admission import Admission
+from bot.interactions.always_allow import AlwaysAllow
 from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
 from bot.interactions.edits import Edits
@@ -188,6 +189,7 @@ def build(
         origins,
         edits=edits,
         session_grants=session_grants,
+        always=AlwaysAllow(asks, admission, messages, settings.review, kept, clock),
     )
     audience = Audience(
         client, responders, settings.review, ChannelMembers(client), channel=settings.channel

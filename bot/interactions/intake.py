@@ -25,10 +25,11 @@ import json
 import logging
 import uuid
 from collections.abc import Awaitable
-from typing import Any, Protocol, assert_never
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 from urllib.parse import parse_qsl
 
 from bot.clock import Clock
+from bot.interactions.always_allow import AlwaysAllow
 from bot.interactions.answering import Answering
 from bot.interactions.commands import (
     AllowSession,
@@ -36,6 +37,7 @@ from bot.interactions.commands import (
     CloseForm,
     Command,
     Discuss,
+    OpenAlways,
     OpenChanges,
     OpenDetails,
     OpenDiff,
@@ -45,6 +47,7 @@ from bot.interactions.commands import (
     OpenPlan,
     Pick,
     Reply,
+    SubmitAlways,
     SubmitEdit,
     SubmitForm,
     SubmitOther,
@@ -58,6 +61,9 @@ from bot.interactions.session_grants import SessionGrants
 from bot.store import AskStore, InboxItem, InboxKind
 from bot.tasks import Tasks
 
+if TYPE_CHECKING:
+    from slack_sdk.models.views import View
+
 log = logging.getLogger(__name__)
 
 Body = dict[str, Any]
@@ -67,7 +73,11 @@ class Ack(Protocol):
     """Bolt's `ack`, as far as the intake uses it."""
 
     def __call__(
-        self, *, response_action: str | None = None, errors: dict[str, str] | None = None
+        self,
+        *,
+        response_action: str | None = None,
+        errors: dict[str, str] | None = None,
+        view: View | None = None,
     ) -> Awaitable[object]: ...
 
 
@@ -85,10 +95,12 @@ class Intake:
         *,
         edits: Edits,
         session_grants: SessionGrants,
+        always: AlwaysAllow,
     ) -> None:
         self._answering = answering
         self._edits = edits
         self._session_grants = session_grants
+        self._always = always
         self._origins = origins
         self._plan_reviews = plan_reviews
         self._store = store
@@ -115,6 +127,14 @@ class Intake:
             errors = self._errors(command)
             if errors:
                 await ack(response_action="errors", errors=errors)
+                return
+        elif isinstance(command, SubmitAlways):
+            reply = await self._always.check(command.meta, command.values)
+            if reply.errors:
+                await ack(response_action="errors", errors=reply.errors)
+                return
+            if reply.view is not None:
+                await ack(response_action="update", view=reply.view)
                 return
         item = await self._keep(kind, body, raw_body) if command.kept else None
         await ack()
@@ -158,6 +178,10 @@ class Intake:
                 await self._edits.submit(user, meta, values)
             case AllowSession(user, ref):
                 await self._session_grants.allow(user, ref)
+            case OpenAlways(user, ref, trigger_id, push):
+                await self._always.open(user, ref, trigger_id, push=push)
+            case SubmitAlways(user, meta, values):
+                await self._always.submit(user, meta, values)
             case _:
                 assert_never(command)
 

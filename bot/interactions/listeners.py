@@ -31,7 +31,7 @@ Listener = Callable[[AsyncAck, dict[str, Any], AsyncBoltRequest], Awaitable[None
 # Our controls that do something (option buttons add `.<index>` to a pick's action id).
 CONTROLS = (PICK_PATTERN, *(a for a in Action if a not in (Action.PICK, Action.INPUT)))
 # Our modals whose submission is an answer.
-ANSWERING_MODALS = (Callback.FORM, Callback.OTHER, Callback.CHANGES, Callback.EDIT)
+ANSWERING_MODALS = (Callback.FORM, Callback.OTHER, Callback.CHANGES, Callback.EDIT, Callback.ALWAYS)
 
 
 def register_listeners(app: AsyncApp, intake: Intake) -> None:

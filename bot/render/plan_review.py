@@ -52,6 +52,7 @@ class ReviewStatus:
     requester_may_approve: bool = False
     where: str | None = None  # in_slack False: where the policy says to approve instead
     rule: str | None = None  # a tool approval: the `[[tools]]` rule that asks; None: no rule
+    forbids_always: str | None = None  # the rule saying `always_allow = false`, if one matches
 
     def diff(self, plan: str) -> PlanDiff | None:
         """The changes from the previous revision, if there is one."""

@@ -310,4 +310,5 @@ def test_only_what_opens_a_modal_is_not_kept_before_its_ack() -> None:
         "OpenPlan",
         "OpenDiff",
         "OpenEdit",
+        "OpenAlways",
     }

@@ -258,8 +258,7 @@ async def test_a_field_the_call_has_not_is_refused_inline(
     server: Server, emu: SlackEmulator
 ) -> None:
     assert await refused_inline(server, emu, **{ARGS_BLOCK: "comand = git status"}) == {
-        ARGS_BLOCK: "Line 1: `comand` is not a field of this call's input (its fields: "
-        "`command`)."
+        ARGS_BLOCK: "Line 1: `comand` is not a field of this call's input (its fields: `command`)."
     }
 
 
@@ -323,7 +322,7 @@ async def forged_always(emu: SlackEmulator, message: Message, user: str) -> int:
     emu.request_url = url
     assert url is not None
     payload = dict(delivery.payload)
-    [action] = payload["actions"]  # type: ignore[misc]
+    [action] = payload["actions"]
     ask_id = Ref.decode(str(action["value"])).ask_id
     forged = {
         **action,

@@ -351,6 +351,19 @@ def _arg_text(value: JsonValue) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def agent_root(agent_id: str) -> str:
+    """The agent an agent id is a session of: `ci` for `ci/<session>` (a credential's agent
+    and its sessions), the id itself when it names no sessions."""
+    return agent_id.split("/", 1)[0]
+
+
+def of_agent(agent_id: str | None, root: str | None) -> bool:
+    """Whether `agent_id` is the agent `root` or one of its sessions (`root/<session>`)."""
+    if agent_id is None or root is None:
+        return False
+    return agent_id == root or agent_id.startswith(f"{root}/")
+
+
 def rule_name(rule: ToolRule, index: int) -> str:
     """The name a rule is shown by: its own `name`, else its place, `tools.<index>`."""
     return rule.name or f"{TOOLS}.{index}"

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from bot.review import ReviewPolicies, ReviewPolicy, RuleDecision, args_match
+from bot.review import ReviewPolicies, ReviewPolicy, RuleDecision, args_match, of_agent
 from bot.store import Grant, StoredRule
 from provider import (
     AskUserQuestionAnswer,
@@ -161,12 +161,13 @@ def stored_rule_covers(
     rule: StoredRule, intent: ToolApprovalIntent, agent_id: str | None, now: float
 ) -> bool:
     """Whether a rule saved with "Always allow" allows this call now: active, the same
-    tool, every argument pattern matching, and by the agent it names (or any agent)."""
+    tool, every argument pattern matching, and by the agent it names or one of its sessions
+    (`ci` covers `ci/<session>`), or by any agent."""
     if not rule.active(now) or intent.tool is None or intent.tool != rule.tool:
         return False
     if not args_match(rule.args, intent.input or {}):
         return False
-    return rule.scope == "everyone" or (agent_id is not None and agent_id == rule.subject)
+    return rule.scope == "everyone" or of_agent(agent_id, rule.subject)
 
 
 def stored_rule_may_decide(

@@ -36,7 +36,7 @@ from bot.render.always_allow import (
     ttl_text_of,
 )
 from bot.render.tool_approval import ALWAYS_REASON, card
-from bot.review import ReviewPolicies, tools_of
+from bot.review import ReviewPolicies, agent_root, tools_of
 from bot.slack.messages import AskMessages
 from bot.store import AskStore, StoredRule
 from bot.store.audit import AuditEntry, AuditKind, AuditPayload
@@ -143,7 +143,9 @@ class AlwaysAllow:
             tool=proposal.tool,
             args=proposal.args,
             scope=proposal.scope,
-            subject=record.agent_id if proposal.scope == "agent" else None,
+            subject=agent_root(record.agent_id)
+            if proposal.scope == "agent" and record.agent_id
+            else None,
             created_by=user,
             created_at=now,
             ask_id=record.id,

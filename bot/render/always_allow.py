@@ -38,7 +38,14 @@ from bot.render.edit_input import EDIT_MAX
 from bot.render.question import SECTION_TEXT_MAX
 from bot.render.revealed import reveal
 from bot.render.text import cut_escaped, escaped_within, truncate
-from bot.review import REGEX_PREFIX, RULE_NAME, Duration, args_match, pattern_matches
+from bot.review import (
+    REGEX_PREFIX,
+    RULE_NAME,
+    Duration,
+    agent_root,
+    args_match,
+    pattern_matches,
+)
 from bot.store import StoredRuleScope
 
 ARGS_BLOCK = "sq~rule.args"
@@ -180,11 +187,11 @@ def covers(
         lines.append("• and any value of " + ", ".join(_code(name, 100) for name in free))
     if not proposal.args:
         lines.append("• with any input at all")
-    who = (
-        f"calls by agent {_code(agent_id or '', 200)}"
-        if proposal.scope == "agent"
-        else "calls by every agent"
-    )
+    who = "calls by every agent"
+    if proposal.scope == "agent" and agent_id is not None:
+        root = agent_root(agent_id)
+        sessions = " (any of its sessions)" if root != agent_id else ""
+        who = f"calls by agent {_code(root, 200)}{sessions}"
     until = "until revoked"
     if expires_at is not None:
         until = f"until {when(expires_at)}"
@@ -232,7 +239,9 @@ def always_modal(
     if agent_id is not None:
         agent = Option(
             value="agent",
-            text=PlainTextObject(text=truncate(f"This agent: {agent_id}", 75), emoji=False),
+            text=PlainTextObject(
+                text=truncate(f"This agent: {agent_root(agent_id)}", 75), emoji=False
+            ),
         )
         scopes.insert(0, agent)
     initial = next(o for o in scopes if o.value == proposal.scope)

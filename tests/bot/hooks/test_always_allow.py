@@ -17,7 +17,7 @@ import aiohttp
 import pytest
 
 from bot.block_ids import Action, AskRef, Ref
-from bot.render.always_allow import ARGS_BLOCK, NAME_BLOCK, TTL_BLOCK
+from bot.render.always_allow import ARGS_BLOCK, NAME_BLOCK, SCOPE_BLOCK, TTL_BLOCK
 from bot.service.server import Server
 from bot.store import StoredRule
 from bot.store.audit import AuditKind
@@ -392,3 +392,72 @@ async def test_the_requester_may_not_save_a_rule_for_their_own_agents_call(
     assert await server.provider.store.rules() == []
     await emu.person(ALICE).click(message, text="Deny")
     assert decision(await hook.finished()) == "deny"
+
+
+# --- whose calls, and across restarts -------------------------------------------------------
+
+OTHER_SESSION = "9d8c7b6a-another-session"
+
+
+def of_session(command: str, session: str) -> dict[str, Any]:
+    return {**bash(command), "session_id": session}
+
+
+async def saved_for(server: Server, emu: SlackEmulator, scope: str | None, **env: str) -> None:
+    """Alice saves the proposed rule of `git status` as it stands, or for `scope`."""
+    hook = await Hook.start(server.url, bash("git status"), **env)
+    view = await open_always(emu, await posted(emu))
+    if scope is not None:
+        await emu.person(ALICE).choose(view, block_id=SCOPE_BLOCK, value=scope)
+        await emu.person(ALICE).submit(emu.views(ALICE)[0])  # reworded for the new scope
+        view = emu.views(ALICE)[0]
+    await emu.person(ALICE).submit(view)
+    assert decision(await hook.finished()) == "allow"
+    await server.provider.idle()
+
+
+async def test_a_rule_for_this_agent_covers_its_other_sessions(
+    server: Server, emu: SlackEmulator
+) -> None:
+    await saved_for(server, emu, None, SLACK_QUESTIONS_AGENT_ID="ci")
+    [rule] = await server.provider.store.rules()
+    assert (rule.scope, rule.subject) == ("agent", "ci")
+    call = of_session("git status", OTHER_SESSION)
+    done = await (await Hook.start(server.url, call, SLACK_QUESTIONS_AGENT_ID="ci")).finished()
+    assert decision(done) == "allow"
+    assert len(ask_posts(emu)) == 1
+
+
+async def test_a_rule_for_this_agent_does_not_cover_another_agent(
+    server: Server, emu: SlackEmulator
+) -> None:
+    await saved_for(server, emu, None, SLACK_QUESTIONS_AGENT_ID="ci")
+    call = of_session("git status", OTHER_SESSION)
+    hook = await Hook.start(server.url, call, SLACK_QUESTIONS_AGENT_ID="deploy")
+    await emu.person(ALICE).click(await posted(emu, 2), text="Deny")
+    assert decision(await hook.finished()) == "deny"
+
+
+async def test_a_rule_for_every_agent_covers_another_sessions_call(
+    server: Server, emu: SlackEmulator
+) -> None:
+    await saved_for(server, emu, "everyone")
+    [rule] = await server.provider.store.rules()
+    assert (rule.scope, rule.subject) == ("everyone", None)
+    done = await (await Hook.start(server.url, of_session("git status", OTHER_SESSION))).finished()
+    assert decision(done) == "allow"
+    assert len(ask_posts(emu)) == 1
+
+
+async def test_a_saved_rule_still_allows_after_the_service_restarts(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    db = tmp_path / "asks.db"
+    async with in_process(emu, db) as first:
+        await saved_for(first, emu, None)
+    async with in_process(emu, db) as second:
+        done = await (await Hook.start(second.url, bash("git status"))).finished()
+        assert done.output["hookSpecificOutput"]["permissionDecisionReason"] == (
+            "allowed by rule `bash-git-status` of the Slack review policy"
+        )
+    assert len(ask_posts(emu)) == 1

@@ -61,7 +61,7 @@ expression that must match the whole value (`re.fullmatch`). A rule's `decision`
 (the default: people are asked, under the rule's reviewers and approvals), `allow` or `deny`
 (decided before anyone is pinged; `reason` is what a deny tells the agent); `name` is the
 rule's id as shown (default `tools.<n>`), and `always_allow = false` keeps "Always allow"
-off the card for what it matches. A matching deny rule wins wherever it stands; otherwise
+off the card for what it matches (and a rule saved with it before allows nothing it matches). A matching deny rule wins wherever it stands; otherwise
 the first matching rule in file order wins, and ranks above every other policy for a tool approval: it names the tool, the most
 specific statement a team made about it. The rules are named `tools.0`, `tools.1`… in file
 order, so inserting a rule renames those below it for asks created afterwards (an open ask

@@ -6,6 +6,8 @@ before its ack, and is then handed to its one handler (`dispatch`), in a tracked
 - A pick is *decided* on the spot when nothing needs looking up: its settlement, one store
   write committed before the ack, keeps it, and the waiting agent is woken at once.
 - A submitted form or "Other" is *checked*: missing answers go back in the ack itself.
+  An "Always allow" rule is checked too (one read of the stored rules, for their names):
+  what is wrong goes back inline, a rule reworded goes back as the modal updated.
 - Whatever else can change an ask is *kept*: stored in the inbox (`AskStore.inbox_add`)
   before its ack and forgotten once handled. Slack hears our ack before any work runs, so a
   crash right after the ack would otherwise drop the click. On start, what is left is parsed

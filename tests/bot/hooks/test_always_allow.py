@@ -461,3 +461,19 @@ async def test_a_saved_rule_still_allows_after_the_service_restarts(
             "allowed by rule `bash-git-status` of the Slack review policy"
         )
     assert len(ask_posts(emu)) == 1
+
+
+async def test_a_rule_saved_through_one_replica_allows_a_call_on_another(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    db = tmp_path / "asks.db"
+    async with (
+        in_process(emu, db, SLACK_QUESTIONS_REPLICA="a") as a,
+        in_process(emu, db, SLACK_QUESTIONS_REPLICA="b") as b,
+    ):
+        await saved_for(b, emu, None)  # Slack's clicks reach b, the last one started
+        done = await (await Hook.start(a.url, bash("git status"))).finished()
+        assert done.output["hookSpecificOutput"]["permissionDecisionReason"] == (
+            "allowed by rule `bash-git-status` of the Slack review policy"
+        )
+    assert len(ask_posts(emu)) == 1

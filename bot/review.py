@@ -107,7 +107,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import pairwise
 from pathlib import Path
 from typing import Annotated, Final, Literal, get_args
@@ -301,8 +301,15 @@ def pattern_matches(pattern: str, value: str) -> bool:
     """Whether `value` matches an argument pattern: `re:<regex>` must match the whole value
     (`re.fullmatch`, like a glob); anything else is an `fnmatch` glob (case-sensitive)."""
     if pattern.startswith(REGEX_PREFIX):
-        return re.fullmatch(pattern[len(REGEX_PREFIX) :], value) is not None
+        return _regex(pattern[len(REGEX_PREFIX) :]).fullmatch(value) is not None
     return fnmatchcase(value, pattern)
+
+
+@lru_cache(maxsize=4096)
+def _regex(body: str) -> re.Pattern[str]:
+    # `re`'s own cache holds 512 patterns: past that many saved rules, every tool approval
+    # compiled them all again (1,000 rules, none matching: 166 ms to decide; 2.5 ms cached).
+    return re.compile(body)
 
 
 class ToolRule(ReviewPolicy):

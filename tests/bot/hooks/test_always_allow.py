@@ -477,3 +477,29 @@ async def test_a_rule_saved_through_one_replica_allows_a_call_on_another(
             "allowed by rule `bash-git-status` of the Slack review policy"
         )
     assert len(ask_posts(emu)) == 1
+
+
+@pytest.fixture
+async def alice_reviews(emu: SlackEmulator, tmp_path: Path) -> AsyncIterator[Server]:
+    policy = tmp_path / "review.toml"
+    policy.write_text(f'[kinds.tool-approval]\nreviewers = ["{ALICE}"]\n')
+    async with in_process(
+        emu, tmp_path / "asks.db", SLACK_QUESTIONS_REVIEW_POLICY=str(policy)
+    ) as running:
+        yield running
+
+
+async def test_someone_who_may_not_allow_the_tool_is_refused_and_no_modal_opens(
+    alice_reviews: Server, emu: SlackEmulator
+) -> None:
+    hook = await Hook.start(alice_reviews.url, bash("git status"))
+    message = await posted(emu)
+    await emu.person(BOB).click(message, text="Always allow")
+    await alice_reviews.provider.idle()
+    assert [e.text for e in emu.ephemerals(BOB)] == [
+        f"Only <@{ALICE}> may answer this question, so nothing changed."
+    ]
+    assert emu.views(BOB) == []
+    assert await alice_reviews.provider.store.rules() == []
+    await emu.person(ALICE).click(message, text="Deny")
+    assert decision(await hook.finished()) == "deny"

@@ -15,7 +15,7 @@ words comes back reworded (`response_action: update`) to be read before it is sa
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from slack_sdk.models.views import View
 
@@ -89,6 +89,15 @@ class AlwaysAllow:
         assert intent.tool is not None
         assert intent.input is not None
         proposal = propose(intent.tool, intent.input, live.record.agent_id)
+        taken = await self._taken()
+        free = next(
+            f"{proposal.name}-{n}"
+            for n in range(2, len(taken) + 3)
+            if f"{proposal.name}-{n}" not in taken
+        )
+        if proposal.name in taken:
+            # Proposed free: a name is checked again on saving, another may take it first.
+            proposal = replace(proposal, name=free[:64])
         view = always_modal(ref.ask_id, proposal, intent.input, live.record.agent_id)
         await self._messages.open_modal(live.record, user, trigger_id, view, push=push)
 
@@ -180,8 +189,12 @@ class AlwaysAllow:
         intent = _intent(live)
         assert intent.tool is not None
         assert intent.input is not None
-        taken = self._policies.rule_names() | {r.name for r in await self._store.rules()}
+        taken = await self._taken()
         return read_rule(intent.tool, intent.input, live.record.agent_id, values, taken)
+
+    async def _taken(self) -> frozenset[str]:
+        """Every rule name in use: the policy file's and the saved rules'."""
+        return self._policies.rule_names() | {r.name for r in await self._store.rules()}
 
     async def _refused(self, live: LiveAsk, user: str) -> str | None:
         """Why `user` may not always allow this call; None: they may."""

@@ -43,7 +43,6 @@ from bot.review import (
     RULE_NAME,
     Duration,
     agent_root,
-    args_match,
     pattern_matches,
 )
 from bot.store import StoredRuleScope
@@ -375,7 +374,7 @@ def read_rule(
         misses = [
             name for name, p in args.items() if not pattern_matches(p, arg_text(tool_input[name]))
         ]
-        if misses or not args_match(args, tool_input):
+        if misses:
             errors[ARGS_BLOCK] = (
                 f"This rule would not allow the call it was made from: `{truncate(misses[0], 80)}` "
                 "does not match its own value. A rule must cover what was asked."

@@ -292,7 +292,7 @@ async def test_a_name_already_taken_is_refused_inline(server: Server, emu: Slack
     )
     hook = await Hook.start(server.url, bash("git status"))
     view = await open_always(emu, await posted(emu))
-    kept = await save(emu, view)
+    kept = await save(emu, view, **{NAME_BLOCK: "bash-git-status"})
     assert kept is not None
     assert kept.errors == {
         NAME_BLOCK: "A rule named `bash-git-status` exists already: choose another name."
@@ -502,4 +502,24 @@ async def test_someone_who_may_not_allow_the_tool_is_refused_and_no_modal_opens(
     assert emu.views(BOB) == []
     assert await alice_reviews.provider.store.rules() == []
     await emu.person(ALICE).click(message, text="Deny")
+    assert decision(await hook.finished()) == "deny"
+
+
+async def test_the_proposed_name_is_one_no_rule_has_taken(
+    server: Server, emu: SlackEmulator
+) -> None:
+    await server.provider.store.add_rule(
+        StoredRule(
+            name="bash-git-status",
+            tool="Bash",
+            args={"command": "re:git log"},
+            scope="everyone",
+            created_by=BOB,
+            created_at=time.time(),
+        )
+    )
+    hook = await Hook.start(server.url, bash("git status"))
+    view = await open_always(emu, await posted(emu))
+    assert initial(view, NAME_BLOCK) == "bash-git-status-2"
+    await emu.person(ALICE).click(await posted(emu), text="Deny")
     assert decision(await hook.finished()) == "deny"

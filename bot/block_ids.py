@@ -44,6 +44,7 @@ class Action(StrEnum):
     FILTER_PERSON = "sq_filter_person"  # the Home tab: only asks this person decided
     FILTER_OUTCOME = "sq_filter_outcome"  # the Home tab: only asks that ended this way
     FILTER_PERIOD = "sq_filter_period"  # the Home tab: only asks of the last day, week…
+    ALWAYS = "sq_always"  # tool approval: open "Always allow", which proposes a rule
 
 
 class Callback(StrEnum):
@@ -57,6 +58,7 @@ class Callback(StrEnum):
     EDIT = "sq_edit"  # the edited input or plan, approved on submit
     REASSIGN = "sq_reassign"  # "Reassign…": the person chosen holds the ask on submit
     NOTE = "sq_note"  # a reviewer's note on a decided ask
+    ALWAYS = "sq_always"  # "Always allow": the rule proposed, saved (and the call allowed)
 
 
 class BlockKind(StrEnum):
@@ -245,3 +247,6 @@ class ViewMeta(BaseModel):
     question: int | None = None
     # Where the ask's message lives, so closing a form can be reported there.
     channel: str | None = None
+    # "Always allow": a digest of the rule the modal shows in words, so the rule saved is
+    # the one the reviewer read (`bot.render.always_allow`).
+    shown: str | None = None

@@ -22,6 +22,7 @@ from bot.asks.posting import Posting
 from bot.clock import Clock, SystemClock
 from bot.flags import StartupError as StartupError
 from bot.interactions.admission import Admission
+from bot.interactions.always_allow import AlwaysAllow
 from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
 from bot.interactions.audit_exports import AuditExports
@@ -231,6 +232,7 @@ def build(
         grant_list=grant_list,
         claims=claims,
         feedback=feedback,
+        always=AlwaysAllow(asks, admission, messages, settings.review, kept, clock),
     )
     # `/agent-questions <word>`: each feature's subcommand, one entry per line.
     subcommand_list: dict[str, Subcommand] = {

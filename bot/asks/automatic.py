@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from bot.review import ReviewPolicies, ReviewPolicy, RuleDecision, args_match
-from bot.store import Grant
+from bot.review import ReviewPolicies, ReviewPolicy, RuleDecision, args_match, of_agent
+from bot.store import Grant, StoredRule
 from provider import (
     AskUserQuestionAnswer,
     AskUserQuestionItem,
@@ -116,10 +116,12 @@ def decide(
     channel: str | None,
     requester: str | None,
     now: float,
+    stored: Sequence[StoredRule] = (),
 ) -> AutoDecision | None:
     """How an ask is settled before anyone is pinged, or None: it is asked. A deny rule
-    wins over everything; then an allow rule; then the first grant that covers the call
-    (under a rule that asks, or no rule)."""
+    of the policy file wins over everything; then its allow rules; then the first rule
+    saved with "Always allow" (`stored`) that covers the call; then the first grant that
+    does (under a file rule that asks, or no rule)."""
     ruled = automatic(policies.rule_decision(questions), questions)
     if ruled is not None:
         return ruled
@@ -129,6 +131,15 @@ def decide(
     intent = question.intent
     assert isinstance(intent, ToolApprovalIntent)
     policy = policies.named(policies.choose(questions, agent_id, channel))
+    for rule in stored:
+        if stored_rule_covers(rule, intent, agent_id, now) and stored_rule_may_decide(
+            policies, policy, rule, intent, requester
+        ):
+            item = AskUserQuestionAnswerItem(id=question.id, selected=[intent.allow])
+            reason = f"auto-allowed by rule `{rule.name}`, saved by <@{rule.created_by}>"
+            return AutoDecision(
+                AskUserQuestionAnswer(answers=[item]), rule_actor(rule.name), reason
+            )
     for grant in grants:
         if grant_covers(grant, intent, agent_id, now) and grant_may_decide(
             policy, grant, requester
@@ -144,3 +155,34 @@ def decide(
 def grant_actor(grant_id: str) -> str:
     """The `decided_by` of an ask a grant decided."""
     return f"{GRANT_ACTOR}{grant_id}"
+
+
+def stored_rule_covers(
+    rule: StoredRule, intent: ToolApprovalIntent, agent_id: str | None, now: float
+) -> bool:
+    """Whether a rule saved with "Always allow" allows this call now: active, the same
+    tool, every argument pattern matching, and by the agent it names or one of its sessions
+    (`ci` covers `ci/<session>`), or by any agent."""
+    if not rule.active(now) or intent.tool is None or intent.tool != rule.tool:
+        return False
+    if not args_match(rule.args, intent.input or {}):
+        return False
+    return rule.scope == "everyone" or of_agent(agent_id, rule.subject)
+
+
+def stored_rule_may_decide(
+    policies: ReviewPolicies,
+    policy: ReviewPolicy,
+    rule: StoredRule,
+    intent: ToolApprovalIntent,
+    requester: str | None,
+) -> bool:
+    """Whether the policy the call falls under still lets a saved rule decide it: as for a
+    grant (one approval decides, from Slack, not by the requester for themselves), and no
+    file rule matching the call says `always_allow = false` (the file may have changed
+    since the rule was saved: fail closed, the call is asked)."""
+    if policies.always_allow_forbidden([intent]) is not None:
+        return False
+    if policy.approvals > 1 or not policy.approve_in_slack:
+        return False
+    return requester is None or rule.created_by != requester or policy.requester_may_approve

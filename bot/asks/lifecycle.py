@@ -212,6 +212,7 @@ class Asks:
                 channel=channel,
                 requester=requester,
                 now=self._clock.now(),
+                stored=await self._store.rules(),
             )
             if kind == "tool-approval"
             else None

@@ -130,6 +130,16 @@ class SubmitEdit(_Command):
 
 
 @dataclass(frozen=True, slots=True)
+class SubmitAlways(_Command):
+    """An "Always allow" modal submitted. Before the ack: checked, so what is wrong comes
+    back inline and a rule reworded is shown again before it is saved."""
+
+    user: str
+    meta: ViewMeta
+    values: StateValues
+
+
+@dataclass(frozen=True, slots=True)
 class CloseForm(_Command):
     """A form modal closed by the person."""
 
@@ -305,6 +315,16 @@ class OpenNote(_Opening):
     trigger_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class OpenAlways(_Opening):
+    """Open a tool approval's "Always allow" modal; `push` when clicked inside a modal."""
+
+    user: str
+    ref: AskRef
+    trigger_id: str
+    push: bool
+
+
 Command = (
     Pick
     | AllowSession
@@ -331,6 +351,8 @@ Command = (
     | GiveFeedback
     | SubmitNote
     | OpenNote
+    | SubmitAlways
+    | OpenAlways
 )
 
 
@@ -429,6 +451,8 @@ def _block_actions(body: dict[str, object]) -> Command | None:
         or control is Action.FILTER_PERIOD
     ):
         return None  # returned above (HOME_FILTERS); named again for the exhaustiveness check
+    if control is Action.ALWAYS:
+        return OpenAlways(user, AskRef.of(ref), trigger, push=in_modal)
     assert_never(control)  # a new control needs its command here
 
 
@@ -480,14 +504,16 @@ def _view_submission(body: dict[str, object]) -> Command | None:
     if payload is None:
         return None
     view = payload.view
-    if view.callback_id not in (
+    answering = (
         Callback.FORM,
         Callback.OTHER,
         Callback.CHANGES,
         Callback.EDIT,
         Callback.REASSIGN,
         Callback.NOTE,
-    ):
+        Callback.ALWAYS,
+    )
+    if view.callback_id not in answering:
         return None  # a read-only modal: nothing to do but ack
     meta = _meta_of(view.private_metadata)
     if meta is None:
@@ -498,6 +524,8 @@ def _view_submission(body: dict[str, object]) -> Command | None:
         return SubmitNote(payload.user.id, meta, view.state.values)
     if view.callback_id == Callback.EDIT:
         return SubmitEdit(payload.user.id, meta, view.state.values)
+    if view.callback_id == Callback.ALWAYS:
+        return SubmitAlways(payload.user.id, meta, view.state.values)
     if view.callback_id == Callback.FORM:
         return SubmitForm(payload.user.id, meta, view.state.values)
     # "Other…" and "Request changes" alike: the typed text is the answer.

@@ -6,6 +6,8 @@ before its ack, and is then handed to its one handler (`dispatch`), in a tracked
 - A pick is *decided* on the spot when nothing needs looking up: its settlement, one store
   write committed before the ack, keeps it, and the waiting agent is woken at once.
 - A submitted form or "Other" is *checked*: missing answers go back in the ack itself.
+  An "Always allow" rule is checked too (one read of the stored rules, for their names):
+  what is wrong goes back inline, a rule reworded goes back as the modal updated.
 - Whatever else can change an ask is *kept*: stored in the inbox (`AskStore.inbox_add`)
   before its ack and forgotten once handled. Slack hears our ack before any work runs, so a
   crash right after the ack would otherwise drop the click. On start, what is left is parsed
@@ -25,10 +27,11 @@ import json
 import logging
 import uuid
 from collections.abc import Awaitable
-from typing import Any, Protocol, assert_never
+from typing import TYPE_CHECKING, Any, Protocol, assert_never
 from urllib.parse import parse_qsl
 
 from bot.clock import Clock
+from bot.interactions.always_allow import AlwaysAllow
 from bot.interactions.answering import Answering
 from bot.interactions.claims import Claims
 from bot.interactions.commands import (
@@ -39,6 +42,7 @@ from bot.interactions.commands import (
     Command,
     Discuss,
     GiveFeedback,
+    OpenAlways,
     OpenChanges,
     OpenDetails,
     OpenDiff,
@@ -52,6 +56,7 @@ from bot.interactions.commands import (
     Release,
     Reply,
     Revoke,
+    SubmitAlways,
     SubmitEdit,
     SubmitForm,
     SubmitNote,
@@ -69,6 +74,9 @@ from bot.interactions.session_grants import SessionGrants
 from bot.store import AskStore, InboxItem, InboxKind
 from bot.tasks import Tasks
 
+if TYPE_CHECKING:
+    from slack_sdk.models.views import View
+
 log = logging.getLogger(__name__)
 
 Body = dict[str, Any]
@@ -78,7 +86,11 @@ class Ack(Protocol):
     """Bolt's `ack`, as far as the intake uses it."""
 
     def __call__(
-        self, *, response_action: str | None = None, errors: dict[str, str] | None = None
+        self,
+        *,
+        response_action: str | None = None,
+        errors: dict[str, str] | None = None,
+        view: View | None = None,
     ) -> Awaitable[object]: ...
 
 
@@ -99,6 +111,7 @@ class Intake:
         grant_list: GrantList,
         claims: Claims,
         feedback: FeedbackDesk,
+        always: AlwaysAllow,
     ) -> None:
         self._answering = answering
         self._grant_list = grant_list
@@ -106,6 +119,7 @@ class Intake:
         self._feedback = feedback
         self._edits = edits
         self._session_grants = session_grants
+        self._always = always
         self._origins = origins
         self._plan_reviews = plan_reviews
         self._store = store
@@ -134,6 +148,14 @@ class Intake:
             errors = self._errors(command)
             if errors:
                 await ack(response_action="errors", errors=errors)
+                return
+        elif isinstance(command, SubmitAlways):
+            reply = await self._always.check(command.meta, command.values)
+            if reply.errors:
+                await ack(response_action="errors", errors=reply.errors)
+                return
+            if reply.view is not None:
+                await ack(response_action="update", view=reply.view)
                 return
         item = await self._keep(kind, body, raw_body) if command.kept else None
         await ack()
@@ -187,6 +209,10 @@ class Intake:
                 await self._feedback.open_note(user, ask_id, trigger_id)
             case SubmitNote(user, meta, values):
                 await self._feedback.submit_note(user, meta, values)
+            case OpenAlways(user, ref, trigger_id, push):
+                await self._always.open(user, ref, trigger_id, push=push)
+            case SubmitAlways(user, meta, values):
+                await self._always.submit(user, meta, values)
             case _:
                 assert_never(command)
 

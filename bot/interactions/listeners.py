@@ -35,7 +35,14 @@ CONTROLS = (
     *(a for a in Action if a not in (Action.PICK, Action.INPUT) and a not in HOME_FILTERS),
 )
 # Our modals whose submission is an answer.
-ANSWERING_MODALS = (Callback.FORM, Callback.OTHER, Callback.CHANGES, Callback.EDIT, Callback.NOTE)
+ANSWERING_MODALS = (
+    Callback.FORM,
+    Callback.OTHER,
+    Callback.CHANGES,
+    Callback.EDIT,
+    Callback.NOTE,
+    Callback.ALWAYS,
+)
 # Our modals whose submission changes an ask without answering it.
 CHANGING_MODALS = (Callback.REASSIGN,)
 

@@ -54,6 +54,7 @@ class ReviewStatus:
     where: str | None = None  # in_slack False: where the policy says to approve instead
     rule: str | None = None  # a tool approval: the `[[tools]]` rule that asks; None: no rule
     grant_ttl: float = DEFAULT_GRANT_TTL  # how long "Allow for this session" would last
+    forbids_always: str | None = None  # the rule saying `always_allow = false`, if one matches
 
     def diff(self, plan: str) -> PlanDiff | None:
         """The changes from the previous revision, if there is one."""

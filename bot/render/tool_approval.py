@@ -45,6 +45,7 @@ from slack_sdk.models.views import View
 from bot.block_ids import Action, AskRef, BlockKind, Callback, OptionRef, QuestionRef, ViewMeta
 from bot.outcomes import Verdict
 from bot.render.agent_text import literal_within, one_line
+from bot.render.always_allow import proposable
 from bot.render.decided import Settlement, verdict_line, when
 from bot.render.edit_input import edit_sections, tool_editable
 from bot.render.grants import duration_words
@@ -56,6 +57,9 @@ from bot.render.revealed import Revealed, reveal
 from bot.render.text import cut_escaped, escape, escaped_within, truncate
 from provider import AskUserQuestionItem, ToolApprovalIntent
 
+# The reason an "Always allow" stores with its answer; the decided card words it (`ending`).
+ALWAYS_REASON = "— rule `{name}` covers: {covers}"
+ALWAYS_LEAD = "— rule `"
 # A box's fences and the line break after its lead.
 BOX_OVERHEAD = len("\n```\n\n```") + 2
 # How much of the input the message itself shows: more is read in the modal.
@@ -487,6 +491,22 @@ class Card:
             ),
         )
 
+    def always_button(self) -> ButtonElement | None:
+        """ "Always allow", beside Allow for this session, where one approval decides, the
+        call can be put as a rule in the modal, and no rule matching it says
+        `always_allow = false`: opens the modal proposing a rule from this call."""
+        if self.status.forbids_always is not None or not proposable(
+            self.intent.tool, self.intent.input
+        ):
+            return None
+        if self.status.needed > 1 or self.status.approvals:
+            return None
+        return ButtonElement(
+            action_id=Action.ALWAYS,
+            text=PlainTextObject(text="Always allow"),
+            value=AskRef(self.ask_id).encode(),
+        )
+
     def reason_button(self) -> ButtonElement:
         """A typed answer, which never allows: a refusal with a reason."""
         return ButtonElement(
@@ -596,7 +616,7 @@ def tool_approval_message(
     elif not_here is not None:
         blocks.append(made.note_block(not_here))
     else:
-        extra = [made.session_button(), made.edit_button()]
+        extra = [made.session_button(), made.always_button(), made.edit_button()]
         elements += [made.allow_button(), *filter(None, extra)]
     elements += made.refusals()
     if not shown.whole:
@@ -629,6 +649,8 @@ def tool_approval_modal(
         elements = [] if not_here is not None else [made.allow_button()]
         session = made.session_button() if not_here is None else None
         elements += [session] if session is not None else []
+        always = made.always_button() if not_here is None else None
+        elements += [always] if always is not None else []
         edit = made.edit_button() if not_here is None else None
         elements += [edit] if edit is not None else []
         elements += made.refusals()
@@ -690,6 +712,8 @@ def ending(made: Card, settlement: Settlement) -> str:
     if item.selected == [made.intent.allow] and item.custom is None:
         by = ", ".join(f"<@{user}>" for user, _ in made.status.approvals) or who
         edited = " with the input edited (above)" if item.updated_input is not None else ""
+        if settlement.reason and settlement.reason.startswith(ALWAYS_LEAD):
+            return f"✅ Always allowed by {by} {settlement.reason} · {stamp}"
         # A person's allow carries a reason only when it did more: "for this session (…)".
         more = f" {settlement.reason}" if settlement.reason else ""
         return f"✅ Allowed by {by}{edited}{more} · {stamp}"

@@ -25,7 +25,7 @@ from bot.render.feedback import with_feedback
 from bot.render.plan_review import ReviewStatus, plan_review_message, settled_plan_review
 from bot.render.sla import sla_text, with_sla
 from bot.render.tool_approval import settled_tool_approval, tool_approval_message
-from bot.review import ReviewPolicies
+from bot.review import ReviewPolicies, tools_of
 from bot.sla import still_due
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.pacing import ChannelPosts, Dropped, QueuedTurn, Spawn, Turn, Work
@@ -143,6 +143,7 @@ class AskMessages:
             where=policy.where,
             rule=ruled.name if ruled is not None else None,
             grant_ttl=self._policies.grant_ttl(record),
+            forbids_always=self._policies.always_allow_forbidden(tools_of(record.questions)),
         )
 
     def settlement_of(self, record: AskRecord, part: int) -> Settlement:

@@ -71,6 +71,7 @@ class AuditKind(StrEnum):
     RELEASED = "released"
     CLAIM_LAPSED = "claim_lapsed"
     REASSIGNED = "reassigned"
+    RULE_CREATED = "rule_created"  # a rule saved with "Always allow"
 
 
 class Audited(BaseModel):

@@ -33,6 +33,7 @@ from bot.store.vocabulary import (
     Grant,
     InboxItem,
     Lease,
+    StoredRule,
     ThreadRef,
     of_agents,
 )
@@ -56,6 +57,7 @@ class MemoryStore:
         self._credentials: dict[str, Credential] = {}
         self._grants: dict[str, Grant] = {}
         self._feedback: dict[tuple[str, str], Feedback] = {}
+        self._rules: dict[str, StoredRule] = {}
 
     async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
         """See `AskStore.add`."""
@@ -226,6 +228,16 @@ class MemoryStore:
                 update={"revoked_at": at, "revoked_by": by}
             )
         return stored
+
+    async def add_rule(self, rule: StoredRule) -> None:
+        """See `AskStore.add_rule`."""
+        if rule.name in self._rules:
+            raise ValueError(f"a rule named {rule.name} is already stored")
+        self._rules[rule.name] = rule
+
+    async def rules(self) -> list[StoredRule]:
+        """See `AskStore.rules`."""
+        return sorted(self._rules.values(), key=lambda r: r.created_at)
 
     async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:
         """See `AskStore.purge`."""

@@ -39,6 +39,7 @@ from bot.store import (
     Grant,
     InboxItem,
     Lease,
+    StoredRule,
     ThreadRef,
     check_advance,
     check_settle,
@@ -487,6 +488,29 @@ class PostgresStore(Connected[PostgresPool]):
             )
             for ask_id, person, verdict, note, at in rows
         ]
+
+    # --- stored rules ----------------------------------------------------------------------
+
+    async def add_rule(self, rule: StoredRule) -> None:
+        """See `AskStore.add_rule`."""
+        async with self._db.connection() as conn:
+            try:
+                await conn.execute(
+                    "INSERT INTO stored_rules (name, created_at, record)"
+                    " VALUES (%s, %s, %s::jsonb)",
+                    (rule.name, rule.created_at, rule.model_dump_json()),
+                )
+            except pg_errors.UniqueViolation as error:
+                raise ValueError(f"a rule named {rule.name} is already stored") from error
+
+    async def rules(self) -> list[StoredRule]:
+        """See `AskStore.rules`: oldest first."""
+        async with self._db.connection() as conn:
+            cursor = await conn.execute(
+                "SELECT record::text FROM stored_rules ORDER BY created_at, name"
+            )
+            rows = await cursor.fetchall()
+        return [StoredRule.model_validate_json(str(row[0])) for row in rows]
 
     # --- retention -------------------------------------------------------------------------
 

@@ -142,6 +142,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # that records now carry `holder`, which it cannot read: it refuses the database.
         "ALTER TABLE asks ADD COLUMN holder TEXT GENERATED ALWAYS AS (record->>'holder') STORED",
         "CREATE INDEX asks_by_holder ON asks (holder, created_at, seq)",
+    ),
+    (
         # Review of decided asks (bot/interactions/feedback.py): one row per ask and person,
         # their latest verdict ("right" / "wrong") and note; deleted with the ask.
         """CREATE TABLE feedback (
@@ -151,6 +153,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             note TEXT,
             at DOUBLE PRECISION NOT NULL,
             PRIMARY KEY (ask_id, person)
+        )""",
+    ),
+    (
+        # Rules saved with "Always allow" (bot/asks/automatic.py): keyed by name, so a name is
+        # taken once across replicas; the record as JSON.
+        """CREATE TABLE stored_rules (
+            name TEXT PRIMARY KEY,
+            created_at DOUBLE PRECISION NOT NULL,
+            record JSONB NOT NULL
         )""",
     ),
 )

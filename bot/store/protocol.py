@@ -20,6 +20,7 @@ from bot.store.vocabulary import (
     Grant,
     InboxItem,
     Lease,
+    StoredRule,
     ThreadRef,
 )
 
@@ -147,6 +148,16 @@ class AskStore(Protocol):
     async def revoke_grant(self, grant_id: str, by: str, at: float) -> Grant | None:
         """Mark the grant revoked by `by` at `at` (a revoked one keeps its first revocation);
         the grant as stored now, or None if there is no such id."""
+        ...
+
+    async def add_rule(self, rule: StoredRule) -> None:
+        """Store a rule saved with "Always allow"; `ValueError` if its name is taken (the
+        name is the key, so two reviewers saving one name at once on two replicas cannot
+        both succeed)."""
+        ...
+
+    async def rules(self) -> list[StoredRule]:
+        """Every stored rule, revoked and expired ones too, oldest first."""
         ...
 
     async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:

@@ -32,6 +32,7 @@ from bot.store import (
     Grant,
     InboxItem,
     Lease,
+    StoredRule,
     ThreadRef,
     check_advance,
     check_settle,
@@ -487,6 +488,31 @@ class SqliteStore(Connected[SqliteFile]):
             return [_feedback_of(row) for row in rows]
 
         return await self._db.run(given) if wanted else []
+
+    # --- stored rules ----------------------------------------------------------------------
+
+    async def add_rule(self, rule: StoredRule) -> None:
+        """See `AskStore.add_rule`."""
+
+        def add(conn: sqlite3.Connection) -> None:
+            try:
+                conn.execute(
+                    "INSERT INTO stored_rules (name, created_at, record) VALUES (?, ?, ?)",
+                    (rule.name, rule.created_at, rule.model_dump_json()),
+                )
+            except sqlite3.IntegrityError as error:
+                raise ValueError(f"a rule named {rule.name} is already stored") from error
+
+        await self._db.run(add)
+
+    async def rules(self) -> list[StoredRule]:
+        """See `AskStore.rules`: oldest first."""
+
+        def every(conn: sqlite3.Connection) -> list[StoredRule]:
+            rows = conn.execute("SELECT record FROM stored_rules ORDER BY created_at, rowid")
+            return [StoredRule.model_validate_json(row[0]) for row in rows]
+
+        return await self._db.run(every)
 
     # --- retention -------------------------------------------------------------------------
 

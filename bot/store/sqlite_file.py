@@ -165,6 +165,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE asks ADD COLUMN holder TEXT"
         " GENERATED ALWAYS AS (json_extract(record, '$.holder')) VIRTUAL",
         "CREATE INDEX IF NOT EXISTS asks_by_holder ON asks (holder, created_at)",
+    ),
+    (
         # Review of decided asks (bot/interactions/feedback.py): one row per ask and person,
         # their latest verdict ("right" / "wrong") and note; deleted with the ask.
         """CREATE TABLE IF NOT EXISTS feedback (
@@ -174,6 +176,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             note TEXT,
             at REAL NOT NULL,
             PRIMARY KEY (ask_id, person)
+        )""",
+    ),
+    (
+        # Rules saved with "Always allow" (bot/asks/automatic.py): keyed by name, so a name is
+        # taken once; the record as JSON.
+        """CREATE TABLE IF NOT EXISTS stored_rules (
+            name TEXT PRIMARY KEY,
+            created_at REAL NOT NULL,
+            record TEXT NOT NULL
         )""",
     ),
 )

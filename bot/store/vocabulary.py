@@ -37,6 +37,8 @@ __all__ = [
     "InboxKind",
     "Lease",
     "PartAnswer",
+    "StoredRule",
+    "StoredRuleScope",
     "ThreadKey",
     "ThreadRef",
     "Verdict",
@@ -320,3 +322,30 @@ class Feedback(Record):
                 "at": newer.at,
             }
         )
+
+
+StoredRuleScope = Literal["agent", "everyone"]
+
+
+class StoredRule(Record):
+    """A rule a reviewer saved with "Always allow": from then on it allows, before anyone is
+    asked, the calls of `tool` whose input matches every pattern in `args`
+    (`bot.review.pattern_matches`), by the agent `subject` names (scope agent) or by any agent.
+    Applied after the policy file's deny rules, which always win (`bot/asks/automatic.py`);
+    its name is unique among the stored rules and the file's."""
+
+    name: str
+    tool: str
+    args: dict[str, str] = Field(default_factory=dict)  # input field -> pattern
+    scope: StoredRuleScope
+    subject: str | None = None  # the agent id (scope agent)
+    created_by: str
+    created_at: float
+    ask_id: str | None = None  # the ask it was proposed from
+    expires_at: float | None = None
+    revoked_at: float | None = None
+    revoked_by: str | None = None
+
+    def active(self, now: float) -> bool:
+        """Neither revoked nor expired at `now`."""
+        return self.revoked_at is None and (self.expires_at is None or now < self.expires_at)

@@ -1,5 +1,6 @@
-"""A property of the decision made before anyone is pinged: no sequence of grants and rules
-ever allows a tool call that a deny rule matches."""
+"""A property of the decision made before anyone is pinged: no sequence of grants, rules of
+the policy file and rules saved with "Always allow" ever allows a tool call that a deny rule
+of the file matches."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bot.asks.automatic import decide
-from bot.review import ReviewPolicies, ToolRule
-from bot.store import Grant
+from bot.review import ReviewPolicies, ToolRule, pattern_matches
+from bot.store import Grant, StoredRule
 from provider import AskUserQuestionItem, AskUserQuestionOption, ToolApprovalIntent
 
 NOW = 1_000_000.0
@@ -45,6 +46,22 @@ grants = st.builds(
     st.sampled_from(["session", "agent", "everyone"]),
 )
 
+saved = st.builds(
+    lambda n, tool, pattern, scope: StoredRule(
+        name=f"saved-{n}",
+        tool=tool,
+        args={"command": pattern},
+        scope=scope,
+        subject="agent-1" if scope == "agent" else None,
+        created_by="U0ALICE",
+        created_at=NOW - 10,
+    ),
+    st.integers(0, 99),
+    st.sampled_from(["Bash", "Edit"]),
+    patterns,
+    st.sampled_from(["agent", "everyone"]),
+)
+
 
 def call(command: str) -> list[AskUserQuestionItem]:
     return [
@@ -59,9 +76,14 @@ def call(command: str) -> list[AskUserQuestionItem]:
     ]
 
 
-@given(st.lists(rules, max_size=6), st.lists(grants, max_size=6), commands)
+@given(
+    st.lists(rules, max_size=6),
+    st.lists(grants, max_size=6),
+    st.lists(saved, max_size=6),
+    commands,
+)
 def test_no_grants_or_rules_allow_a_call_a_deny_rule_matches(
-    tool_rules: list[ToolRule], standing: list[Grant], command: str
+    tool_rules: list[ToolRule], standing: list[Grant], stored: list[StoredRule], command: str
 ) -> None:
     questions = call(command)
     intent = questions[0].intent
@@ -75,9 +97,39 @@ def test_no_grants_or_rules_allow_a_call_a_deny_rule_matches(
         channel=None,
         requester=None,
         now=NOW,
+        stored=stored,
     )
     allowed = decided is not None and decided.answer.answers[0].selected == ["Allow"]
     if denied:
         assert not allowed
         assert decided is not None
         assert decided.actor.startswith("rule:")
+        # A deny rule of the file decided it, never a saved rule (named `saved-<n>`).
+        assert decided.actor in {
+            f"rule:tools.{i}" for i, r in enumerate(tool_rules) if r.decision == "deny"
+        }
+
+
+@given(st.lists(saved, min_size=1, max_size=6), commands)
+def test_a_saved_rule_that_covers_a_call_allows_it_by_its_name(
+    stored: list[StoredRule], command: str
+) -> None:
+    decided = decide(
+        ReviewPolicies(),
+        [],
+        call(command),
+        agent_id="agent-1",
+        channel=None,
+        requester=None,
+        now=NOW,
+        stored=stored,
+    )
+    covering = [
+        r for r in stored if r.tool == "Bash" and pattern_matches(r.args["command"], command)
+    ]
+    if covering:
+        assert decided is not None
+        assert decided.actor == f"rule:{covering[0].name}"
+        assert decided.answer.answers[0].selected == ["Allow"]
+    else:
+        assert decided is None

@@ -313,6 +313,7 @@ def test_only_what_opens_a_modal_is_not_kept_before_its_ack() -> None:
         "OpenDiff",
         "OpenEdit",
         "OpenReassign",
+        "OpenAlways",
     }
 
 

@@ -125,7 +125,7 @@ async def test_a_field_too_long_for_slack_is_not_editable_and_stays_as_sent(bot:
 async def test_edit_is_offered_beside_allow(bot: Bot) -> None:
     asking = bot.ask(approval({"command": "ls"}))
     message = await bot.posted()
-    assert labels(message.blocks) == ["Allow", "Edit and allow", "Deny", "Other…"]
+    assert labels(message.blocks) == ["Allow", "Always allow", "Edit and allow", "Deny", "Other…"]
     asking.cancel()
 
 

@@ -195,7 +195,7 @@ def test_a_tail_after_700_spaces_is_in_the_message_that_offers_allow() -> None:
     blocks = message({"command": "echo hi" + " " * 700 + TAIL})
     assert "evil.example" in field_text(blocks)
     assert allow_button(blocks) is not None
-    assert labels(blocks) == ["Allow", "Edit and allow", "Deny", "Other…"]
+    assert labels(blocks) == ["Allow", "Always allow", "Edit and allow", "Deny", "Other…"]
 
 
 def test_an_input_too_long_for_the_message_offers_allow_only_in_the_modal() -> None:
@@ -386,10 +386,26 @@ def test_allow_for_this_session_is_offered_beside_allow_for_a_call_naming_its_se
     assert labels(message(BASH, session="s-1")) == [
         "Allow",
         "Allow for this session",
+        "Always allow",
         "Edit and allow",
         "Deny",
         "Other…",
     ]
+
+
+def test_always_allow_is_not_offered_where_a_matching_rule_says_always_allow_false() -> None:
+    status = ReviewStatus(forbids_always="prod-deploys")
+    assert labels(message(BASH, status, session="s-1")) == [
+        "Allow",
+        "Allow for this session",
+        "Edit and allow",
+        "Deny",
+        "Other…",
+    ]
+
+
+def test_always_allow_is_not_offered_where_two_approvals_decide() -> None:
+    assert "Always allow" not in labels(message(BASH, ReviewStatus(needed=2)))
 
 
 def test_allow_for_this_session_is_not_offered_without_a_session() -> None:

@@ -22,6 +22,7 @@ from bot.store import (
     Lease,
     MemoryStore,
     PartAnswer,
+    StoredRule,
     ThreadRef,
 )
 from bot.store.postgres import PostgresStore
@@ -574,3 +575,41 @@ def test_a_record_knows_a_plan_review_and_whether_it_was_approved() -> None:
     assert not answered("No").approved
     plain = AskRecord(id="q", questions=[plan.model_copy(update={"intent": None})], created_at=0.0)
     assert not plain.is_plan_review
+
+
+# --- rules saved with "Always allow" ------------------------------------------------------
+
+
+def saved_rule(name: str = "bash-git-status", *, at: float = 1000.0) -> StoredRule:
+    return StoredRule(
+        name=name,
+        tool="Bash",
+        args={"command": "re:git status( .*)?"},
+        scope="agent",
+        subject="claude-code/s1",
+        created_by="U0ALICE",
+        created_at=at,
+        ask_id="a1",
+        expires_at=at + 86400,
+    )
+
+
+async def test_a_stored_rule_is_read_back_as_it_was_saved(store: AskStore) -> None:
+    await store.add_rule(saved_rule())
+    assert await store.rules() == [saved_rule()]
+
+
+async def test_stored_rules_are_read_oldest_first(store: AskStore) -> None:
+    await store.add_rule(saved_rule("later", at=2000.0))
+    await store.add_rule(saved_rule("earlier", at=1000.0))
+    assert [r.name for r in await store.rules()] == ["earlier", "later"]
+
+
+async def test_a_second_rule_of_the_same_name_is_refused_and_the_first_kept(
+    store: AskStore,
+) -> None:
+    await store.add_rule(saved_rule())
+    other = saved_rule().model_copy(update={"args": {"command": "*"}, "created_by": "U0BOB"})
+    with pytest.raises(ValueError, match="a rule named bash-git-status is already stored"):
+        await store.add_rule(other)
+    assert await store.rules() == [saved_rule()]

@@ -28,6 +28,7 @@ from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
     Credential,
+    Delegation,
     Grant,
     InboxItem,
     Lease,
@@ -53,6 +54,7 @@ class MemoryStore:
         self._leases: dict[str, tuple[str, float]] = {}
         self._credentials: dict[str, Credential] = {}
         self._grants: dict[str, Grant] = {}
+        self._delegations: dict[str, Delegation] = {}
 
     async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
         """See `AskStore.add`."""
@@ -222,6 +224,21 @@ class MemoryStore:
             stored = self._grants[grant_id] = stored.model_copy(
                 update={"revoked_at": at, "revoked_by": by}
             )
+        return stored
+
+    async def set_delegation(self, delegation: Delegation) -> None:
+        """See `AskStore.set_delegation`."""
+        self._delegations[delegation.delegator] = delegation
+
+    async def delegations(self) -> list[Delegation]:
+        """See `AskStore.delegations`."""
+        return [self._delegations[d] for d in sorted(self._delegations)]
+
+    async def end_delegation(self, delegator: str, at: float) -> Delegation | None:
+        """See `AskStore.end_delegation`."""
+        stored = self._delegations.get(delegator)
+        if stored is not None and stored.ended_at is None:
+            stored = self._delegations[delegator] = stored.model_copy(update={"ended_at": at})
         return stored
 
     async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:

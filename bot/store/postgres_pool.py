@@ -136,6 +136,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE audit_published (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
         " seq BIGINT NOT NULL, mac TEXT NOT NULL, at DOUBLE PRECISION NOT NULL)",
     ),
+    (
+        # Out-of-office delegations (bot/delegation.py): one per delegator, the record as
+        # JSON; one turned off keeps its row (`ended_at`).
+        """CREATE TABLE delegations (
+            delegator TEXT PRIMARY KEY,
+            record JSONB NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

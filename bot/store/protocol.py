@@ -15,6 +15,7 @@ from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
     Credential,
+    Delegation,
     Grant,
     InboxItem,
     Lease,
@@ -145,6 +146,19 @@ class AskStore(Protocol):
     async def revoke_grant(self, grant_id: str, by: str, at: float) -> Grant | None:
         """Mark the grant revoked by `by` at `at` (a revoked one keeps its first revocation);
         the grant as stored now, or None if there is no such id."""
+        ...
+
+    async def set_delegation(self, delegation: Delegation) -> None:
+        """Store `delegation` as its delegator's, replacing the one they had."""
+        ...
+
+    async def delegations(self) -> list[Delegation]:
+        """Every delegator's delegation, ended and expired ones too, by delegator."""
+        ...
+
+    async def end_delegation(self, delegator: str, at: float) -> Delegation | None:
+        """Turn the delegator's delegation off at `at` (an ended one keeps its first end);
+        the delegation as stored now, or None if they have none."""
         ...
 
     async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:

@@ -158,6 +158,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE IF NOT EXISTS audit_published (seq INTEGER NOT NULL, mac TEXT NOT NULL,"
         " at REAL NOT NULL)",
     ),
+    (
+        # Out-of-office delegations (bot/delegation.py): one per delegator, the record as
+        # JSON; one turned off keeps its row (`ended_at`).
+        """CREATE TABLE IF NOT EXISTS delegations (
+            delegator TEXT PRIMARY KEY,
+            record TEXT NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

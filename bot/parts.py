@@ -23,6 +23,7 @@ from bot.flags import StartupError as StartupError
 from bot.interactions.admission import Admission
 from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
+from bot.interactions.delegate_command import DelegateCommand
 from bot.interactions.edits import Edits
 from bot.interactions.intake import Intake
 from bot.interactions.origins import BotIdentity, Origins
@@ -147,7 +148,9 @@ def build(
     leases = Leases(kept, new_owner(replica, shared=shared), clock=clock, shared=shared)
     posts = ChannelPosts(client)
     threads = Threads(kept, settings.channel, posts=posts, clock=clock, leases=leases)
-    messages = AskMessages(client, kept, settings.review, clock, posts=posts)
+    messages = AskMessages(
+        client, kept, settings.review, clock, posts=posts, responders=settings.responders
+    )
     asks = Asks(
         store=kept,
         messages=messages,
@@ -171,7 +174,7 @@ def build(
     deadlines = Deadlines(asks, leases, settings.review, clock, messages)
     asks.observers.add(deadlines)
     responders = Responders(client, settings.responders)
-    admission = Admission(asks, messages, responders, settings.review)
+    admission = Admission(asks, messages, responders, settings.review, store=kept, clock=clock)
     plan_reviews = PlanReviews(asks, admission, messages, settings.review, clock)
     answering = Answering(
         asks, admission, plan_reviews, messages, clock, decide_before_ack=not shared
@@ -194,7 +197,9 @@ def build(
     )
     team = TeamView(kept, client, audience, settings.review)
     # `/agent-questions <word>`: each feature's subcommand, one entry per line.
-    subcommand_list: dict[str, Subcommand] = {}
+    subcommand_list: dict[str, Subcommand] = {
+        "delegate": DelegateCommand(kept, client, clock).subcommand(),
+    }
     subcommands = Subcommands(subcommand_list)
     app = build_app(
         client,

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from slack_sdk.models.views import View
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot.clock import Clock
+from bot.delegation import active, away_line, named_people, routes
 from bot.render import (
     AskLayout,
     MessageContent,
@@ -19,6 +20,7 @@ from bot.render import (
     ask_message,
     settled_message,
 )
+from bot.render.away import away_text, with_away
 from bot.render.plan_review import ReviewStatus, plan_review_message, settled_plan_review
 from bot.render.sla import sla_text, with_sla
 from bot.render.tool_approval import settled_tool_approval, tool_approval_message
@@ -26,7 +28,7 @@ from bot.review import ReviewPolicies
 from bot.sla import still_due
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.pacing import ChannelPosts, Dropped, QueuedTurn, Spawn, Turn, Work
-from bot.slack.responders import mentions
+from bot.slack.responders import AnyoneInChannel, mentions
 from bot.store import AskRecord, AskStore, Verdict
 
 log = logging.getLogger(__name__)
@@ -49,8 +51,11 @@ class AskMessages:
         clock: Clock,
         *,
         posts: ChannelPosts,
+        responders: Sequence[str] | AnyoneInChannel = (),
     ) -> None:
         self.client = client
+        # Whom an ask names when its policy names no reviewers: whose delegates it shows.
+        self._responders = responders
         # Posts and updates wait their turn in their channel (Slack's posting rate).
         self.posts = posts
         self._store = store
@@ -71,7 +76,16 @@ class AskMessages:
             reminded_at=record.reminded_at,
             escalated_at=record.escalated_at,
         )
+        content = with_away(content, await self.away(record))
         return with_sla(content, sla_text(steps, mentions(policy.escalate_to)))
+
+    async def away(self, record: AskRecord) -> str | None:
+        """Who the ask names is away, and who is asked for them (None: nobody is away)."""
+        named = named_people(record, self._policies.of(record), self._responders)
+        if not named:
+            return None
+        in_force = active(await self._store.delegations(), self._clock.now())
+        return away_text([away_line(found) for found in routes(named, in_force)])
 
     async def _open_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
         if part in record.parts_done:

@@ -78,19 +78,32 @@ class Approvals:
             await self._asks.note(record.id, EventKind.REFUSED, user, detail)
             await self._messages.ephemeral(record, user, text)
             return
+        # A reviewer counts once, whoever clicks for them: their own click or a delegate's.
+        mine = {user} | acting_for
         if any(a.by == user for a in record.approvals):
             await self._messages.ephemeral(
                 record, user, f"You already approved this {_what(live)}; it needs another reviewer."
             )
             return
+        counted = [a for a in record.approvals if mine & _counts_for(a)]
+        if counted:
+            by = counted[0].by
+            text = (
+                f"<@{by}> already approved this {_what(live)} for you, as your delegate"
+                if user in counted[0].acting_for
+                else f"This {_what(live)} already has an approval for "
+                f"{mentions(sorted(_counts_for(counted[0]) & mine))}, whom you answer for"
+            )
+            await self._messages.ephemeral(record, user, f"{text}; it needs another reviewer.")
+            return
         if live.claimed:
             await self._admission.too_late(user, record.id)
             return
-        approval = Approval(by=user, at=self._clock.now())
+        approval = Approval(by=user, at=self._clock.now(), acting_for=tuple(sorted(acting_for)))
         needed = policy.approvals
 
         def approve(current: AskRecord) -> AskRecord | None:
-            if any(a.by == user for a in current.approvals):
+            if any(mine & _counts_for(a) for a in current.approvals):
                 return None  # counted already (a click that reached another replica too)
             return current.model_copy(update={"approvals": [*current.approvals, approval]})
 
@@ -187,6 +200,11 @@ class Approvals:
         if not others:
             return "whoever keeps the review policy: nobody else may approve it"
         return f"{mentions(others)} to approve it"
+
+
+def _counts_for(approval: Approval) -> set[str]:
+    """Whom an approval counts for: its reviewer, and those they approved for as delegate."""
+    return {approval.by, *approval.acting_for}
 
 
 def _what(live: LiveAsk) -> str:

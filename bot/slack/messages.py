@@ -81,11 +81,16 @@ class AskMessages:
 
     async def away(self, record: AskRecord) -> str | None:
         """Who the ask names is away, and who is asked for them (None: nobody is away)."""
+        return away_text(await self.away_lines(record))
+
+    async def away_lines(self, record: AskRecord) -> list[str]:
+        """One line per person the ask names who is away: "@alice is away until Dec 24 —
+        asking @bob"."""
         named = named_people(record, self._policies.of(record), self._responders)
         if not named:
-            return None
+            return []
         in_force = active(await self._store.delegations(), self._clock.now())
-        return away_text([away_line(found) for found in routes(named, in_force)])
+        return [away_line(found) for found in routes(named, in_force)]
 
     async def _open_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
         if part in record.parts_done:

@@ -74,6 +74,9 @@ class Approval(Record):
 
     by: str
     at: float
+    # Whom `by` approved for, as their out-of-office delegate (bot/delegation.py): each of
+    # them counts as having approved, so one reviewer never counts twice.
+    acting_for: tuple[str, ...] = ()
 
 
 class AskRecord(Record):

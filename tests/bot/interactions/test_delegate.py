@@ -10,11 +10,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.review import ReviewPolicies, ToolRule
+from bot.review import ReviewPolicies, ReviewPolicy, ToolRule
 from bot.store import AskRecord, Delegation, EventKind
 from slack_emulator import ManualClock, Message, SlackEmulator
 
-from ..harness import ALICE, BOB, CAROL, Bot, request, running_bot
+from ..harness import ALICE, BOB, CAROL, CHANNEL, Bot, request, running_bot
 
 COMMAND = "/agent-questions"
 DAVE = "U0DAVE0004"  # Slack knows no time zone of his
@@ -47,10 +47,15 @@ def clock() -> ManualClock:
 
 @pytest.fixture
 async def bot(emu: SlackEmulator, clock: ManualClock) -> AsyncIterator[Bot]:
-    emu.workspace.add_user(DAVE, name="dave", tz="")
-    emu.workspace.add_user(ROBOT, name="robot", is_bot=True)
+    add_people(emu)
     async with running_bot(emu, responders=[ALICE], clock=clock) as running:
         yield running
+
+
+def add_people(emu: SlackEmulator) -> None:
+    emu.workspace.add_user(DAVE, name="dave", tz="")
+    emu.workspace.add_member(CHANNEL, DAVE)
+    emu.workspace.add_user(ROBOT, name="robot", is_bot=True)
 
 
 async def delegate(bot: Bot, user: str, text: str) -> str:
@@ -219,9 +224,7 @@ async def test_an_ask_naming_someone_away_mentions_their_delegate_who_may_answer
     await delegate(bot, ALICE, f"<@{BOB}|bob> until 2026-12-24")
     asking = bot.ask(QUESTION)
     message = await bot.posted()
-    assert away_line(message) == (
-        f":palm_tree: <@{ALICE}> is away until Dec 24 — asking <@{BOB}>"
-    )
+    assert away_line(message) == (f":palm_tree: <@{ALICE}> is away until Dec 24 — asking <@{BOB}>")
     await bot.emu.person(BOB).click(message, text="SQLite")
     assert (await asking).answers[0].selected == ["SQLite"]
     assert (await stored(bot)).decided_by == BOB
@@ -266,9 +269,7 @@ async def test_a_loop_is_reported_when_set_and_stops_at_the_first_repeat(bot: Bo
     )
     asking = bot.ask(QUESTION)
     message = await bot.posted()
-    assert away_line(message) == (
-        f":palm_tree: <@{ALICE}> is away until Dec 24 — asking <@{BOB}>"
-    )
+    assert away_line(message) == (f":palm_tree: <@{ALICE}> is away until Dec 24 — asking <@{BOB}>")
     await bot.emu.person(BOB).click(message, text="SQLite")
     assert (await asking).answers[0].selected == ["SQLite"]
 
@@ -377,3 +378,82 @@ async def test_the_delegate_of_a_reviewer_who_is_not_the_requester_may_approve(
         BOB,
         ["Allow"],
     )
+
+
+async def test_an_escalation_target_who_is_away_is_answered_for_by_their_delegate(
+    emu: SlackEmulator, clock: ManualClock
+) -> None:
+    add_people(emu)
+    ladder = ReviewPolicy(reviewers=(ALICE,), escalate_after=3600, escalate_to=(CAROL,))
+    async with running_bot(
+        emu, responders=[ALICE], clock=clock, review=ReviewPolicies(default=ladder)
+    ) as bot:
+        await delegate(bot, CAROL, f"<@{DAVE}|dave> until 2026-12-24")
+        asking = bot.ask(QUESTION)
+        message = await bot.posted()
+        assert away_line(message) is None  # Carol is not asked yet
+        await clock.sleeping()
+        await emu.person(DAVE).click(message, text="SQLite")
+        await bot.idle()
+        assert last_ephemeral(bot, DAVE) == ONLY_ALICE
+        clock.advance(3600)
+        await emu.wait_for(
+            lambda: away_line(bot.now(message)) is not None, what="the escalation shown"
+        )
+        root = message.thread_ts or message.ts
+        lines = [m.text for m in emu.thread(CHANNEL, root) if m.ts not in (message.ts, root)]
+        assert lines == [
+            f"<@{CAROL}>: nobody answered this question in 1 h, so you are asked too now "
+            f"(with <@{ALICE}>). Answer it above. <@{CAROL}> is away until Dec 24 — asking "
+            f"<@{DAVE}>."
+        ]
+        await emu.person(DAVE).click(bot.now(message), text="SQLite")
+        assert (await asking).answers[0].selected == ["SQLite"]
+
+
+async def test_a_reviewer_approved_for_by_their_delegate_counts_once(
+    emu: SlackEmulator, clock: ManualClock
+) -> None:
+    add_people(emu)
+    rule = ToolRule(tool="Bash", reviewers=(ALICE, BOB, CAROL), approvals=2)
+    async with running_bot(
+        emu, responders=[ALICE], clock=clock, review=ReviewPolicies(tools=(rule,))
+    ) as bot:
+        await delegate(bot, ALICE, f"<@{DAVE}|dave> until 2026-12-24")
+        asking = bot.ask(PUSH)
+        message = await bot.posted()
+        await emu.person(DAVE).click(message, text="Allow")
+        await bot.idle()
+        await emu.person(ALICE).click(bot.now(message), text="Allow")
+        await bot.idle()
+        assert last_ephemeral(bot, ALICE) == (
+            f"<@{DAVE}> already approved this tool for you, as your delegate; it needs "
+            "another reviewer."
+        )
+        [approval] = (await stored(bot)).approvals
+        assert (approval.by, approval.acting_for) == (DAVE, (ALICE,))
+        await emu.person(BOB).click(bot.now(message), text="Allow")
+        assert (await asking).answers[0].selected == ["Allow"]
+
+
+async def test_a_delegate_cannot_add_an_approval_to_their_delegators_own(
+    emu: SlackEmulator, clock: ManualClock
+) -> None:
+    add_people(emu)
+    rule = ToolRule(tool="Bash", reviewers=(ALICE, BOB, CAROL), approvals=2)
+    async with running_bot(
+        emu, responders=[ALICE], clock=clock, review=ReviewPolicies(tools=(rule,))
+    ) as bot:
+        await delegate(bot, ALICE, f"<@{DAVE}|dave> until 2026-12-24")
+        asking = bot.ask(PUSH)
+        message = await bot.posted()
+        await emu.person(ALICE).click(message, text="Allow")
+        await bot.idle()
+        await emu.person(DAVE).click(bot.now(message), text="Allow")
+        await bot.idle()
+        assert last_ephemeral(bot, DAVE) == (
+            f"This tool already has an approval for <@{ALICE}>, whom you answer for; it needs "
+            "another reviewer."
+        )
+        assert [a.by for a in (await stored(bot)).approvals] == [ALICE]
+        asking.cancel()

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from bot.review import ReviewPolicies, ReviewPolicy, ToolRule
 from bot.store import AskRecord, Delegation, EventKind
+from bot.store.sqlite import SqliteStore
 from slack_emulator import ManualClock, Message, SlackEmulator
 
 from ..harness import ALICE, BOB, CAROL, CHANNEL, Bot, request, running_bot
@@ -457,3 +459,27 @@ async def test_a_delegate_cannot_add_an_approval_to_their_delegators_own(
         )
         assert [a.by for a in (await stored(bot)).approvals] == [ALICE]
         asking.cancel()
+
+
+async def test_a_delegation_another_replica_stored_counts_at_once(
+    emu: SlackEmulator, clock: ManualClock, tmp_path: Path
+) -> None:
+    async with (
+        SqliteStore(tmp_path / "asks.db") as store,
+        SqliteStore(tmp_path / "asks.db") as other_replicas,
+        running_bot(emu, responders=[ALICE], clock=clock, store=store) as bot,
+    ):
+        asking = bot.ask(QUESTION)
+        message = await bot.posted()
+        await other_replicas.set_delegation(
+            Delegation(
+                delegator=ALICE,
+                delegate=BOB,
+                starts_at=START,
+                until=END_OF_DEC_24_BERLIN,
+                time_zone="Europe/Berlin",
+                set_by=ALICE,
+            )
+        )
+        await emu.person(BOB).click(message, text="SQLite")
+        assert (await asking).answers[0].selected == ["SQLite"]

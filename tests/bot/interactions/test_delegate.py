@@ -123,6 +123,14 @@ async def test_a_length_of_time_lasts_that_long_from_now(bot: Bot) -> None:
     )
 
 
+async def test_a_typed_at_name_reaches_the_bot_as_the_person_it_names(bot: Bot) -> None:
+    said = await delegate(bot, ALICE, "@bob until 2026-12-24")
+    [delivered] = [d for d in bot.emu.deliveries if d.kind == "slash_command"]
+    assert delivered.payload["text"] == f"delegate <@{BOB}|bob> until 2026-12-24"
+    assert said.startswith("Until the end of Thu Dec 24 ")
+    assert [d.delegate for d in await bot.provider.store.delegations()] == [BOB]
+
+
 async def test_delegate_alone_shows_the_delegation_in_force(bot: Bot) -> None:
     assert await delegate(bot, ALICE, "") == (
         "You have no delegate now: asks that name you go to you alone. Set one with "

@@ -198,7 +198,7 @@ def build(
     team = TeamView(kept, client, audience, settings.review)
     # `/agent-questions <word>`: each feature's subcommand, one entry per line.
     subcommand_list: dict[str, Subcommand] = {
-        "delegate": DelegateCommand(kept, client, clock).subcommand(),
+        "delegate": DelegateCommand(kept, client, clock, messages).subcommand(),
     }
     subcommands = Subcommands(subcommand_list)
     app = build_app(

@@ -19,12 +19,14 @@ from bot.delegation import (
     Show,
     TurnOff,
     active,
+    away_line,
     end_of_day,
     loop_through,
     off_reply,
     parse,
     past_refusal,
     person_refusal,
+    route,
     set_reply,
     shown_reply,
     too_far_refusal,
@@ -32,10 +34,15 @@ from bot.delegation import (
 )
 from bot.interactions.team_commands import CommandCall, Subcommand, reply
 from bot.slack.api import SlackCallFailed, SlackClient
+from bot.slack.messages import AskMessages
 from bot.slack.people import look_up
 from bot.store import AskStore, Delegation
 
 log = logging.getLogger(__name__)
+
+# The waiting asks a new delegation is announced in, newest first: a thread line each, at
+# Slack's posting rate, so a reviewer of hundreds of asks does not flood the channel.
+ANNOUNCED: Final = 10
 
 USAGE: Final = (
     "delegate @deputy until 2026-12-24 — while you are away, asks that name you also go to "
@@ -46,10 +53,13 @@ USAGE: Final = (
 class DelegateCommand:
     """The `delegate` subcommand."""
 
-    def __init__(self, store: AskStore, client: SlackClient, clock: Clock) -> None:
+    def __init__(
+        self, store: AskStore, client: SlackClient, clock: Clock, messages: AskMessages
+    ) -> None:
         self._store = store
         self._client = client
         self._clock = clock
+        self._messages = messages
 
     def subcommand(self) -> Subcommand:
         """Its entry in `/agent-questions`' subcommands."""
@@ -104,7 +114,27 @@ class DelegateCommand:
         await self._store.set_delegation(delegation)
         log.info("%s delegates to %s until %s", user, parsed.delegate, until)
         in_force = active(await self._store.delegations(), now)
-        return set_reply(delegation, parsed, loop_through(user, in_force))
+        text = set_reply(delegation, parsed, loop_through(user, in_force))
+        told = await self._announce(user, in_force)
+        if told:
+            text += (
+                f"\nSaid so in the thread of {told} ask{'' if told == 1 else 's'} waiting for you."
+            )
+        return text
+
+    async def _announce(self, user: str, in_force: dict[str, Delegation]) -> int:
+        """Say in the threads of the posted asks waiting for `user` who is asked for them now
+        (a reply mentions the delegate, so they hear of it); how many were told."""
+        line = f"{away_line(route(user, in_force))}."
+        waiting = [
+            record
+            for record in reversed(await self._store.pending())
+            if record.message_ts and user in self._messages.names(record)
+        ]
+        told = 0
+        for record in waiting[:ANNOUNCED]:
+            told += await self._messages.remind(record, line)
+        return told
 
     async def _check_person(self, delegate: str) -> str | None:
         """Why `delegate` cannot be one (None: they can). Fail closed: when Slack cannot

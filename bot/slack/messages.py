@@ -83,10 +83,14 @@ class AskMessages:
         """Who the ask names is away, and who is asked for them (None: nobody is away)."""
         return away_text(await self.away_lines(record))
 
+    def names(self, record: AskRecord) -> list[str]:
+        """The people (user ids) the ask names: whose delegates it asks when they are away."""
+        return named_people(record, self._policies.of(record), self._responders)
+
     async def away_lines(self, record: AskRecord) -> list[str]:
         """One line per person the ask names who is away: "@alice is away until Dec 24 —
         asking @bob"."""
-        named = named_people(record, self._policies.of(record), self._responders)
+        named = self.names(record)
         if not named:
             return []
         in_force = active(await self._store.delegations(), self._clock.now())

@@ -240,6 +240,18 @@ async def test_an_ask_naming_someone_away_mentions_their_delegate_who_may_answer
     assert (await stored(bot)).decided_by == BOB
 
 
+async def test_a_delegation_set_while_an_ask_waits_is_said_in_its_thread(bot: Bot) -> None:
+    asking = bot.ask(QUESTION)
+    message = await bot.posted()
+    said = await delegate(bot, ALICE, f"<@{BOB}|bob> until 2026-12-24")
+    assert said.endswith("\nSaid so in the thread of 1 ask waiting for you.")
+    root = message.thread_ts or message.ts
+    lines = [m.text for m in bot.emu.thread(CHANNEL, root) if m.ts not in (message.ts, root)]
+    assert lines == [f"<@{ALICE}> is away until Dec 24 — asking <@{BOB}>."]
+    await bot.emu.person(BOB).click(message, text="SQLite")
+    assert (await asking).answers[0].selected == ["SQLite"]
+
+
 async def test_someone_else_is_refused_and_told_who_answers_for_whom(bot: Bot) -> None:
     await delegate(bot, ALICE, f"<@{BOB}|bob> until 2026-12-24")
     asking = bot.ask(QUESTION)

@@ -126,7 +126,8 @@ def end_of_day(day: date, zone: str) -> float:
 def until_words(delegation: Delegation) -> str:
     """When the delegation ends, as its delegator would say it: "Dec 24" for a day's end in
     their time zone, else the moment in Slack's date token (each reader's local time)."""
-    zone = ZoneInfo(delegation.time_zone)
+    # A zone this machine no longer knows (an older tzdata) reads as UTC rather than fail.
+    zone = ZoneInfo(zone_or_utc(delegation.time_zone))
     ends = datetime.fromtimestamp(delegation.until, zone)
     if ends.time() == time(0):
         return _day_words((ends - timedelta(days=1)).date())

@@ -64,3 +64,9 @@ def test_a_days_end_reads_as_that_day_in_the_delegators_zone() -> None:
         update={"time_zone": "America/New_York"}
     )
     assert until_words(delegation) == "Dec 24"
+
+
+def test_a_zone_this_machine_does_not_know_reads_as_utc() -> None:
+    ends = datetime(2026, 12, 25, tzinfo=UTC).timestamp()
+    delegation = away("alice", "bob", until=ends).model_copy(update={"time_zone": "Mars/Olympus"})
+    assert until_words(delegation) == "Dec 24"

@@ -4,7 +4,7 @@ more; chains, loops and expiry (ManualClock)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -38,6 +38,13 @@ PUSH = {
         "tool": "Bash",
         "input": {"command": "git push origin main"},
     },
+}
+PLAN = {
+    "id": "plan",
+    "question": "May I carry out this plan?",
+    "detail": "# Plan\n\nDo it.",
+    "options": [{"label": "Revise it"}, {"label": "Approve"}],
+    "intent": {"kind": "plan-review", "approve": "Approve"},
 }
 ONLY_ALICE = "Only <@U0ALICE001> may answer this question, so nothing changed."
 
@@ -331,10 +338,12 @@ async def test_a_delegation_turned_off_lets_the_delegate_answer_no_more(bot: Bot
 # --- fail closed -----------------------------------------------------------------------------
 
 
-async def relay_ask(bot: Bot, requester: str) -> tuple[AskRecord, Message]:
-    """A tool approval made as the relay makes it for an agent acting for `requester`."""
+async def relay_ask(
+    bot: Bot, requester: str, question: Mapping[str, object] = PUSH
+) -> tuple[AskRecord, Message]:
+    """A review made as the relay makes it for an agent acting for `requester`."""
     record, _ = await bot.provider.asks.create(
-        request(PUSH), agent_id="dev/session-1", requester=requester
+        request(question), agent_id="dev/session-1", requester=requester
     )
     posted = await bot.provider.posting.post(record.id)
     return posted, await bot.posted(len(bot.ask_posts()))
@@ -503,3 +512,16 @@ async def test_a_delegation_another_replica_stored_counts_at_once(
         )
         await emu.person(BOB).click(message, text="SQLite")
         assert (await asking).answers[0].selected == ["SQLite"]
+
+
+async def test_the_delegate_of_a_requester_may_not_approve_their_plan(bot: Bot) -> None:
+    await delegate(bot, ALICE, f"<@{BOB}|bob> until 2026-12-24")
+    before, message = await relay_ask(bot, requester=ALICE, question=PLAN)
+    await bot.emu.person(BOB).click(message, text="Approve")
+    await bot.idle()
+    assert last_ephemeral(bot, BOB) == (
+        f"You answer here for <@{ALICE}>, whose own agent asked for this, so you may not "
+        "approve it either; ask whoever keeps the review policy: nobody else may approve it. "
+        "Nothing changed; you may still decline it."
+    )
+    assert await bot.provider.store.get(before.id) == before

@@ -46,7 +46,7 @@ ANNOUNCED: Final = 10
 
 USAGE: Final = (
     "delegate @deputy until 2026-12-24 — while you are away, asks that name you also go to "
-    "@deputy (`for 3d` for a length of time; `off` ends it; alone: what is set)"
+    "@deputy (or for 3d; delegate off ends it; delegate alone shows it)"
 )
 
 

@@ -525,3 +525,13 @@ async def test_the_delegate_of_a_requester_may_not_approve_their_plan(bot: Bot) 
         "Nothing changed; you may still decline it."
     )
     assert await bot.provider.store.get(before.id) == before
+
+
+async def test_help_names_the_delegate_subcommand(bot: Bot) -> None:
+    await bot.emu.person(ALICE).command(COMMAND, "help")
+    await bot.emu.wait_for(lambda: bool(bot.emu.ephemerals(ALICE)), what="the help")
+    assert (
+        "`/agent-questions delegate @deputy until 2026-12-24 — while you are away, asks that "
+        "name you also go to @deputy (or for 3d; delegate off ends it; delegate alone shows "
+        "it)`"
+    ) in last_ephemeral(bot, ALICE).splitlines()

@@ -37,6 +37,7 @@ from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.messages import AskMessages
 from bot.slack.people import look_up
 from bot.store import AskStore, Delegation
+from bot.store.audit import AuditEntry, AuditKind, AuditPayload
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +78,7 @@ class DelegateCommand:
             current = await self._current(call.user)
             if current is not None and current.active(now):
                 await self._store.end_delegation(call.user, now)
+                await self._audit(AuditKind.DELEGATION_ENDED, call.user, f"to {current.delegate}")
             await reply(call.respond, off_reply(current, now))
         else:
             await reply(call.respond, await self._set(call.user, parsed, now))
@@ -112,6 +114,10 @@ class DelegateCommand:
             set_by=user,
         )
         await self._store.set_delegation(delegation)
+        # Who may answer (and approve) changed: the decision log says who, to whom, until.
+        await self._audit(
+            AuditKind.DELEGATED, user, f"to {delegation.delegate} until {delegation.until:.0f}"
+        )
         log.info("%s delegates to %s until %s", user, parsed.delegate, until)
         in_force = active(await self._store.delegations(), now)
         text = set_reply(delegation, parsed, loop_through(user, in_force))
@@ -135,6 +141,12 @@ class DelegateCommand:
         for record in waiting[:ANNOUNCED]:
             told += await self._messages.remind(record, line)
         return told
+
+    async def _audit(self, kind: AuditKind, user: str, detail: str) -> None:
+        entry = AuditEntry(
+            at=self._clock.now(), kind=kind, actor=user, payload=AuditPayload(detail=detail)
+        )
+        await self._store.audit_append(entry)
 
     async def _check_person(self, delegate: str) -> str | None:
         """Why `delegate` cannot be one (None: they can). Fail closed: when Slack cannot

@@ -65,6 +65,8 @@ class AuditKind(StrEnum):
     ESCALATED = "escalated"
     PURGED = "purged"
     ERASED = "erased"
+    DELEGATED = "delegated"  # an out-of-office delegate set: they may answer as the delegator
+    DELEGATION_ENDED = "delegation_ended"  # turned off before its end
 
 
 class Audited(BaseModel):

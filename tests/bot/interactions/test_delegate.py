@@ -535,3 +535,13 @@ async def test_help_names_the_delegate_subcommand(bot: Bot) -> None:
         "name you also go to @deputy (or for 3d; delegate off ends it; delegate alone shows "
         "it)`"
     ) in last_ephemeral(bot, ALICE).splitlines()
+
+
+async def test_setting_and_ending_a_delegation_are_in_the_decision_log(bot: Bot) -> None:
+    await delegate(bot, ALICE, f"<@{BOB}|bob> until 2026-12-24")
+    await delegate(bot, ALICE, "off")
+    rows = [(row.kind, row.actor, row.payload) for row in await bot.provider.store.audit_rows()]
+    assert rows == [
+        ("delegated", ALICE, f'{{"detail":"to {BOB} until {END_OF_DEC_24_BERLIN:.0f}"}}'),
+        ("delegation_ended", ALICE, f'{{"detail":"to {BOB}"}}'),
+    ]

@@ -27,6 +27,7 @@ from bot.interactions.answering import Answering
 from bot.interactions.app import build_app
 from bot.interactions.audit_exports import AuditExports
 from bot.interactions.claims import Claims
+from bot.interactions.delegate_command import DelegateCommand
 from bot.interactions.edits import Edits
 from bot.interactions.feedback import FeedbackDesk
 from bot.interactions.grant_list import GrantList
@@ -188,7 +189,7 @@ def build(
     )
     asks.observers.add(claim_lapses)
     responders = Responders(client, settings.responders)
-    admission = Admission(asks, messages, responders, settings.review)
+    admission = Admission(asks, messages, responders, settings.review, store=kept, clock=clock)
     plan_reviews = PlanReviews(asks, admission, messages, settings.review, clock)
     answering = Answering(
         asks, admission, plan_reviews, messages, clock, decide_before_ack=not shared
@@ -238,6 +239,7 @@ def build(
     subcommand_list: dict[str, Subcommand] = {
         "grants": Subcommand("grants — the active grants you may revoke", grant_list.command),
         "export": AuditExports(kept, audience, client, WorkspaceUrl(client), clock).subcommand(),
+        "delegate": DelegateCommand(kept, client, clock, messages).subcommand(),
     }
     subcommands = Subcommands(subcommand_list)
     app = build_app(

@@ -8,6 +8,8 @@ and, for slash commands, the form fields Bolt's tests replay.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -232,6 +234,21 @@ def slash_command(
         "response_url": response_url,
         "trigger_id": trigger_id,
     }
+
+
+_TYPED_MENTION = re.compile(r"(?<![<\w])@([a-z0-9][a-z0-9._-]*)")
+
+
+def escaped_mentions(text: str, users: Iterable[User]) -> str:
+    """A slash command's text as Slack sends it with `should_escape` on: each `@name` of a
+    workspace member becomes `<@U…|name>`; any other `@word` stays as typed."""
+    by_name = {user.name: user.id for user in users if not user.deleted}
+
+    def escape(found: re.Match[str]) -> str:
+        user_id = by_name.get(found.group(1))
+        return found.group(0) if user_id is None else f"<@{user_id}|{found.group(1)}>"
+
+    return _TYPED_MENTION.sub(escape, text)
 
 
 def rich_text_blocks(text: str, block_id: str) -> list[JsonDict]:

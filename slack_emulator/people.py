@@ -280,19 +280,22 @@ class Person:
         return await self._post(self._channel_for_posting(channel), text, thread_ts=None)
 
     async def command(
-        self, command: str, text: str = "", *, channel: str | None = None
+        self, command: str, text: str = "", *, channel: str | None = None, escape: bool = True
     ) -> Delivery:
         """Run a slash command in `channel` (default: the person's DM with the app). A
-        message in the app's ack is shown as Slack shows it."""
+        message in the app's ack is shown as Slack shows it. `escape`: the command's
+        `should_escape` is on, so a typed `@name` of someone in the workspace arrives as
+        `<@U…|name>`, as Slack sends a person picked from its list."""
         conversation = (
             self._core.workspace.im_channel(self.id) if channel is None else self._channel(channel)
         )
+        users = self._core.workspace.users.values()
         fields = app_payloads.slash_command(
             app=self._sender,
             user=self.user,
             channel=conversation,
             command=command,
-            text=text,
+            text=app_payloads.escaped_mentions(text, users) if escape else text,
             response_url=self._core.response_urls.issue(
                 channel_id=conversation.id, user_id=self.id, message_ts=None, ephemeral=False
             ),

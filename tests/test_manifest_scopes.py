@@ -101,6 +101,11 @@ def test_the_manifest_requests_exactly_the_bot_scopes_the_code_uses() -> None:
     assert set(requested) == needed_scopes()
 
 
-def test_users_read_is_not_requested_while_no_code_calls_users_methods() -> None:
-    assert not any(method.startswith("users.") for method in methods_called())
-    assert "users:read" not in manifest()["oauth_config"]["scopes"]["bot"]
+def test_users_read_is_requested_for_the_delegate_command_alone() -> None:
+    assert {m for m in methods_called() if m.startswith("users.")} == {"users.info"}
+    assert "users:read" in manifest()["oauth_config"]["scopes"]["bot"]
+
+
+def test_the_slash_command_sends_picked_people_as_ids() -> None:
+    [command] = manifest()["features"]["slash_commands"]
+    assert command["should_escape"] is True

@@ -119,8 +119,14 @@ class Escalation:
             return  # another replica took this step (or the ask ended) while we slept
         if kind is EventKind.ESCALATED:
             text = escalation_line(stored, policy, after)
+            # Who is away among those now asked: their delegates are asked (and pinged) too.
+            asked = stored.model_copy(update={"escalated_at": self._clock.now()})
         else:
             text = reminder_line(stored, policy, after)
+            asked = stored
+        away = await self._messages.away_lines(asked)
+        if away:
+            text += f" {'; '.join(away)}."
         if not await self._messages.remind(live.record, text):
             return
         # Read again after the post: the ask may have moved on (an approval, a decision).

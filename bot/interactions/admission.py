@@ -11,11 +11,13 @@ from bot.asks.escalation import noun_of
 from bot.asks.lifecycle import Asks
 from bot.asks.live import LiveAsk
 from bot.claims import held_refusal, offers_claims
+from bot.clock import Clock, SystemClock
+from bot.delegation import acting_for, active, away_line, routes
 from bot.render.notes import settled_note
 from bot.review import ReviewPolicies
 from bot.slack.messages import AskMessages
 from bot.slack.responders import ANYONE, Responders
-from bot.store import EventKind, Verdict
+from bot.store import AskStore, EventKind, MemoryStore, Verdict
 from provider import (
     AnswerContractError,
     AskUserQuestionAnswer,
@@ -38,11 +40,17 @@ class Admission:
         messages: AskMessages,
         responders: Responders,
         policies: ReviewPolicies,
+        *,
+        store: AskStore | None = None,
+        clock: Clock | None = None,
     ) -> None:
         self._asks = asks
         self._messages = messages
         self._responders = responders
         self._policies = policies
+        # Where out-of-office delegations are read (every replica's, so read each time).
+        self._store: AskStore = store if store is not None else MemoryStore()
+        self._clock: Clock = clock or SystemClock()
         self._reviewers: dict[tuple[str, ...], Responders] = {}
 
     def who_may_answer(self, live: LiveAsk) -> Responders:
@@ -104,15 +112,16 @@ class Admission:
         return live
 
     async def _allows(self, live: LiveAsk, user: str) -> bool:
-        """Whether `user` may answer the ask; if not, they are told who may."""
+        """Whether `user` may answer the ask (in their own right, or as the delegate of someone
+        who may); if not, they are told who may."""
         allowed = self.who_may_answer(live)
         if not await allowed.allows(user) and await self._escalated_elsewhere(live):
             allowed = self.who_may_answer(live)
-        if not await allowed.allows(user):
+        if not await allowed.allows(user) and not await self.acting_for(live, user):
             await self._asks.note(
                 live.record.id, EventKind.REFUSED, user, "not an allowed responder"
             )
-            await self._messages.ephemeral(live.record, user, allowed.refusal())
+            await self._messages.ephemeral(live.record, user, await self._refusal(allowed))
             return False
         return True
 
@@ -122,6 +131,29 @@ class Admission:
         responders = self._responders
         ids = ANYONE if responders.anyone else sorted(responders.users | responders.groups)
         return offers_claims(self._policies.of(live.record), ids)
+
+    async def may_act(self, live: LiveAsk, user: str) -> bool:
+        """Whether `user` may act on the ask: allowed, or a delegate of someone who is."""
+        return await self.who_may_answer(live).allows(user) or bool(
+            await self.acting_for(live, user)
+        )
+
+    async def acting_for(self, live: LiveAsk, user: str) -> set[str]:
+        """The people the ask names whom `user` answers for as their delegate, when `user`
+        may not answer in their own right (empty: they may, or they are nobody's delegate
+        here). A delegate has the rights of these people only (bot/interactions/approvals.py)."""
+        allowed = self.who_may_answer(live)
+        if allowed.anyone or await allowed.lists(user):
+            return set()
+        in_force = active(await self._store.delegations(), self._clock.now())
+        return acting_for(user, sorted(allowed.users), in_force)
+
+    async def _refusal(self, allowed: Responders) -> str:
+        """What someone who may not answer is told: who may, and who answers for whom."""
+        text = allowed.refusal()
+        in_force = active(await self._store.delegations(), self._clock.now())
+        away = [away_line(found) for found in routes(sorted(allowed.users), in_force)]
+        return text if not away else f"{text} {'; '.join(away)}."
 
     async def _escalated_elsewhere(self, live: LiveAsk) -> bool:
         """Whether another replica escalated the ask since this copy was read (then `live`

@@ -216,7 +216,7 @@ class AlwaysAllow:
         made = card(record.id, live.layout, record.agent_name, record.agent_id, status)
         if made.not_here() is not None:
             return "This tool cannot be allowed from Slack; you may deny it."
-        refused = self._approvals.refusal(live, user)
+        refused = await self._approvals.refusal(live, user)
         if refused is not None:
             return refused
         policy = self._policies.of(record)

@@ -151,7 +151,7 @@ class Answering:
     async def close_form(self, user: str, meta: ViewMeta) -> None:
         """The person closed the form: the ask ends as closed (`ASK_ABORTED` to the agent)."""
         live = await self._asks.held(meta.ask)
-        if live is None or not await self._admission.who_may_answer(live).allows(user):
+        if live is None or not await self._admission.may_act(live, user):
             return
         await self._asks.settle(
             meta.ask, Verdict.CLOSED, actor=user, detail=f"{user} closed the form"

@@ -69,25 +69,41 @@ class Approvals:
         question = live.layout.questions[0].question
         assert question.intent is not None
         policy = self._policies.of(record)
-        refused = self._refusal(live, policy, user, edited=updated_input is not None)
+        acting_for = await self._admission.acting_for(live, user)
+        refused = self._refusal(
+            live, policy, user, edited=updated_input is not None, acting_for=acting_for
+        )
         if refused is not None:
             detail, text = refused
             await self._asks.note(record.id, EventKind.REFUSED, user, detail)
             await self._messages.ephemeral(record, user, text)
             return
+        # A reviewer counts once, whoever clicks for them: their own click or a delegate's.
+        mine = {user} | acting_for
         if any(a.by == user for a in record.approvals):
             await self._messages.ephemeral(
                 record, user, f"You already approved this {_what(live)}; it needs another reviewer."
             )
             return
+        counted = [a for a in record.approvals if mine & _counts_for(a)]
+        if counted:
+            by = counted[0].by
+            text = (
+                f"<@{by}> already approved this {_what(live)} for you, as your delegate"
+                if user in counted[0].acting_for
+                else f"This {_what(live)} already has an approval for "
+                f"{mentions(sorted(_counts_for(counted[0]) & mine))}, whom you answer for"
+            )
+            await self._messages.ephemeral(record, user, f"{text}; it needs another reviewer.")
+            return
         if live.claimed:
             await self._admission.too_late(user, record.id)
             return
-        approval = Approval(by=user, at=self._clock.now())
+        approval = Approval(by=user, at=self._clock.now(), acting_for=tuple(sorted(acting_for)))
         needed = policy.approvals
 
         def approve(current: AskRecord) -> AskRecord | None:
-            if any(a.by == user for a in current.approvals):
+            if any(mine & _counts_for(a) for a in current.approvals):
                 return None  # counted already (a click that reached another replica too)
             return current.model_copy(update={"approvals": [*current.approvals, approval]})
 
@@ -114,17 +130,26 @@ class Approvals:
         )
         await self._admission.answer(live, user, [item], reason=reason)
 
-    def refusal(self, live: LiveAsk, user: str, *, edited: bool = False) -> str | None:
+    async def refusal(self, live: LiveAsk, user: str, *, edited: bool = False) -> str | None:
         """What `user` is told when their approval (edited or not) would not count; None:
         it may."""
-        refused = self._refusal(live, self._policies.of(live.record), user, edited=edited)
+        acting_for = await self._admission.acting_for(live, user)
+        policy = self._policies.of(live.record)
+        refused = self._refusal(live, policy, user, edited=edited, acting_for=acting_for)
         return refused[1] if refused is not None else None
 
     def _refusal(
-        self, live: LiveAsk, policy: ReviewPolicy, user: str, *, edited: bool = False
+        self,
+        live: LiveAsk,
+        policy: ReviewPolicy,
+        user: str,
+        *,
+        edited: bool = False,
+        acting_for: set[str] | None = None,
     ) -> tuple[str, str] | None:
         """Why `user`'s approval must not count under `policy`, as (the event's detail, what
-        they are told); None: it may count."""
+        they are told); None: it may count. `acting_for`: whom `user` answers for as their
+        delegate (empty: in their own right)."""
         record = live.record
         tool = review_on_clicks(live.layout) == "tool-approval"
         decline = "deny" if tool else "decline"
@@ -147,6 +172,15 @@ class Approvals:
                 f"You may not {what}; ask {self._others(live, user)}. Nothing changed; you may "
                 f"still {decline} it.",
             )
+        if acting_for and acting_for <= {record.requester} and not policy.requester_may_approve:
+            # A delegate has the delegator's rights, never more: the requester's are no
+            # approval of what their own agent asked for.
+            return (
+                "the requester's delegate may not approve",
+                f"You answer here for <@{record.requester}>, whose own agent asked for this, "
+                f"so you may not approve it either; ask {self._others(live, user, record.requester)}. Nothing "
+                f"changed; you may still {decline} it.",
+            )
         if edited and (policy.approvals > 1 or live.record.approvals):
             # The others approved (or will approve) what the agent asked, not this edit.
             return (
@@ -157,15 +191,20 @@ class Approvals:
             )
         return None
 
-    def _others(self, live: LiveAsk, requester: str) -> str:
-        """Who could approve instead of `requester`, as mentions."""
+    def _others(self, live: LiveAsk, *instead_of: str | None) -> str:
+        """Who could approve instead of the people `instead_of`, as mentions."""
         allowed = self._admission.who_may_answer(live)
         if allowed.anyone:
             return "someone else in this channel"
-        others = [u for u in sorted(allowed.users) if u != requester] + sorted(allowed.groups)
+        others = [u for u in sorted(allowed.users) if u not in instead_of] + sorted(allowed.groups)
         if not others:
             return "whoever keeps the review policy: nobody else may approve it"
         return f"{mentions(others)} to approve it"
+
+
+def _counts_for(approval: Approval) -> set[str]:
+    """Whom an approval counts for: its reviewer, and those they approved for as delegate."""
+    return {approval.by, *approval.acting_for}
 
 
 def _what(live: LiveAsk) -> str:

@@ -115,7 +115,7 @@ class Edits:
                 return NOTHING_TO_EDIT
         else:
             return NOTHING_TO_EDIT
-        return self._approvals.refusal(live, user, edited=True)
+        return await self._approvals.refusal(live, user, edited=True)
 
 
 def _read(live: LiveAsk, values: StateValues) -> Edited:

@@ -13,6 +13,7 @@ from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot.claims import lapses_at, offers_claims
 from bot.clock import Clock
+from bot.delegation import active, away_line, named_people, routes
 from bot.render import (
     AskLayout,
     MessageContent,
@@ -20,6 +21,7 @@ from bot.render import (
     ask_message,
     settled_message,
 )
+from bot.render.away import away_text, with_away
 from bot.render.claim import claim_blocks, with_claim
 from bot.render.feedback import with_feedback
 from bot.render.plan_review import ReviewStatus, plan_review_message, settled_plan_review
@@ -29,7 +31,7 @@ from bot.review import ReviewPolicies, tools_of
 from bot.sla import still_due
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.pacing import ChannelPosts, Dropped, QueuedTurn, Spawn, Turn, Work
-from bot.slack.responders import mentions
+from bot.slack.responders import AnyoneInChannel, mentions
 from bot.store import AskRecord, AskStore, Verdict
 
 log = logging.getLogger(__name__)
@@ -52,10 +54,11 @@ class AskMessages:
         clock: Clock,
         *,
         posts: ChannelPosts,
-        responders: Sequence[str] | str = (),
+        responders: Sequence[str] | AnyoneInChannel = (),
     ) -> None:
         self.client = client
-        # Who may answer where no policy names reviewers: whether an ask goes to a pool.
+        # Who may answer where no policy names reviewers: whether an ask goes to a pool, and
+        # whose delegates it shows.
         self._responders = responders
         # Posts and updates wait their turn in their channel (Slack's posting rate).
         self.posts = posts
@@ -81,7 +84,25 @@ class AskMessages:
             reminded_at=record.reminded_at,
             escalated_at=record.escalated_at,
         )
+        content = with_away(content, await self.away(record))
         return with_sla(content, sla_text(steps, mentions(policy.escalate_to)))
+
+    async def away(self, record: AskRecord) -> str | None:
+        """Who the ask names is away, and who is asked for them (None: nobody is away)."""
+        return away_text(await self.away_lines(record))
+
+    def names(self, record: AskRecord) -> list[str]:
+        """The people (user ids) the ask names: whose delegates it asks when they are away."""
+        return named_people(record, self._policies.of(record), self._responders)
+
+    async def away_lines(self, record: AskRecord) -> list[str]:
+        """One line per person the ask names who is away: "@alice is away until Dec 24 —
+        asking @bob"."""
+        named = self.names(record)
+        if not named:
+            return []
+        in_force = active(await self._store.delegations(), self._clock.now())
+        return [away_line(found) for found in routes(named, in_force)]
 
     async def _open_view(self, record: AskRecord, layout: AskLayout, part: int) -> MessageContent:
         if part in record.parts_done:

@@ -1,5 +1,6 @@
-"""Who a Slack user id is, as far as handing an ask over needs: a person, or not (a bot,
-an app's user, someone deactivated, an id Slack does not know), from `users.info`."""
+"""Who a Slack user is, as users.info says (`users:read`): a person or a bot, active or
+deactivated, and their time zone. Handing an ask over needs a person; a delegation's end of
+day needs their time zone."""
 
 from __future__ import annotations
 
@@ -12,14 +13,29 @@ from bot.slack.api import SlackCallFailed, SlackClient
 log = logging.getLogger(__name__)
 
 
-class SlackUser(BaseModel):
-    """The parts of users.info's `user` we read."""
+class Person(BaseModel):
+    """The parts of users.info's `user` the bot reads."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     id: str
     is_bot: bool = False
+    is_app_user: bool = False
     deleted: bool = False
+    tz: str | None = None
+
+    @property
+    def automated(self) -> bool:
+        """A bot or an app's user: nobody who could answer an ask."""
+        return self.is_bot or self.is_app_user
+
+
+async def look_up(client: SlackClient, user: str) -> Person:
+    """The user `user`; `SlackCallFailed` when Slack cannot say (`user_not_found`: no such
+    user in this workspace)."""
+    response = await client.users_info(user=user)
+    found = response.get("user")
+    return Person.model_validate(found if isinstance(found, dict) else {"id": user})
 
 
 class Users:
@@ -35,11 +51,11 @@ class Users:
             return False  # Slackbot is no bot by users.info, and answers nothing
         try:
             response = await self._client.users_info(user=user_id)
-            user = SlackUser.model_validate(response.get("user"))
+            person = Person.model_validate(response.get("user"))
         except SlackCallFailed:
             log.exception("could not look up %s", user_id)
             return False
         except ValidationError:
             log.warning("users.info of %s has no user we can read", user_id)
             return False
-        return not (user.is_bot or user.deleted)
+        return not (person.is_bot or person.deleted)

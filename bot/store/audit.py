@@ -72,6 +72,8 @@ class AuditKind(StrEnum):
     CLAIM_LAPSED = "claim_lapsed"
     REASSIGNED = "reassigned"
     RULE_CREATED = "rule_created"  # a rule saved with "Always allow"
+    DELEGATED = "delegated"  # an out-of-office delegate set: they may answer as the delegator
+    DELEGATION_ENDED = "delegation_ended"  # turned off before its end
 
 
 class Audited(BaseModel):

@@ -29,6 +29,7 @@ from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
     Credential,
+    Delegation,
     Feedback,
     Grant,
     InboxItem,
@@ -58,6 +59,7 @@ class MemoryStore:
         self._grants: dict[str, Grant] = {}
         self._feedback: dict[tuple[str, str], Feedback] = {}
         self._rules: dict[str, StoredRule] = {}
+        self._delegations: dict[str, Delegation] = {}
 
     async def add(self, record: AskRecord) -> tuple[AskRecord, bool]:
         """See `AskStore.add`."""
@@ -238,6 +240,21 @@ class MemoryStore:
     async def rules(self) -> list[StoredRule]:
         """See `AskStore.rules`."""
         return sorted(self._rules.values(), key=lambda r: r.created_at)
+
+    async def set_delegation(self, delegation: Delegation) -> None:
+        """See `AskStore.set_delegation`."""
+        self._delegations[delegation.delegator] = delegation
+
+    async def delegations(self) -> list[Delegation]:
+        """See `AskStore.delegations`."""
+        return [self._delegations[d] for d in sorted(self._delegations)]
+
+    async def end_delegation(self, delegator: str, at: float) -> Delegation | None:
+        """See `AskStore.end_delegation`."""
+        stored = self._delegations.get(delegator)
+        if stored is not None and stored.ended_at is None:
+            stored = self._delegations[delegator] = stored.model_copy(update={"ended_at": at})
+        return stored
 
     async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:
         """See `AskStore.purge`."""

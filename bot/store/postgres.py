@@ -33,6 +33,7 @@ from bot.store import (
     AskRecord,
     AskState,
     Credential,
+    Delegation,
     EventKind,
     Feedback,
     FeedbackVerdict,
@@ -511,6 +512,40 @@ class PostgresStore(Connected[PostgresPool]):
             )
             rows = await cursor.fetchall()
         return [StoredRule.model_validate_json(str(row[0])) for row in rows]
+
+    # --- delegations -----------------------------------------------------------------------
+
+    async def set_delegation(self, delegation: Delegation) -> None:
+        """See `AskStore.set_delegation`: one upsert."""
+        async with self._db.connection() as conn:
+            await conn.execute(
+                "INSERT INTO delegations (delegator, record) VALUES (%s, %s::jsonb)"
+                " ON CONFLICT (delegator) DO UPDATE SET record = excluded.record",
+                (delegation.delegator, delegation.model_dump_json()),
+            )
+
+    async def delegations(self) -> list[Delegation]:
+        """See `AskStore.delegations`: by delegator."""
+        async with self._db.connection() as conn:
+            cursor = await conn.execute("SELECT record::text FROM delegations ORDER BY delegator")
+            rows = await cursor.fetchall()
+        return [Delegation.model_validate_json(str(row[0])) for row in rows]
+
+    async def end_delegation(self, delegator: str, at: float) -> Delegation | None:
+        """See `AskStore.end_delegation`: one conditional UPDATE, then a read."""
+        async with self._db.connection() as conn:
+            await conn.execute(
+                "UPDATE delegations"
+                " SET record = record || jsonb_build_object('ended_at', %s::float8)"
+                " WHERE delegator = %s"
+                " AND coalesce(record->'ended_at', 'null'::jsonb) = 'null'::jsonb",
+                (at, delegator),
+            )
+            cursor = await conn.execute(
+                "SELECT record::text FROM delegations WHERE delegator = %s", (delegator,)
+            )
+            row = await cursor.fetchone()
+        return None if row is None else Delegation.model_validate_json(str(row[0]))
 
     # --- retention -------------------------------------------------------------------------
 

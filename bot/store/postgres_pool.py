@@ -164,6 +164,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             record JSONB NOT NULL
         )""",
     ),
+    (
+        # Out-of-office delegations (bot/delegation.py): one per delegator, the record as
+        # JSON; one turned off keeps its row (`ended_at`).
+        """CREATE TABLE delegations (
+            delegator TEXT PRIMARY KEY,
+            record JSONB NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

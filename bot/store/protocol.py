@@ -16,6 +16,7 @@ from bot.store.vocabulary import (
     AskEvent,
     AskRecord,
     Credential,
+    Delegation,
     Feedback,
     Grant,
     InboxItem,
@@ -158,6 +159,19 @@ class AskStore(Protocol):
 
     async def rules(self) -> list[StoredRule]:
         """Every stored rule, revoked and expired ones too, oldest first."""
+        ...
+
+    async def set_delegation(self, delegation: Delegation) -> None:
+        """Store `delegation` as its delegator's, replacing the one they had."""
+        ...
+
+    async def delegations(self) -> list[Delegation]:
+        """Every delegator's delegation, ended and expired ones too, by delegator."""
+        ...
+
+    async def end_delegation(self, delegator: str, at: float) -> Delegation | None:
+        """Turn the delegator's delegation off at `at` (an ended one keeps its first end);
+        the delegation as stored now, or None if they have none."""
         ...
 
     async def purge(self, before: float, *, keep: Collection[str] = ()) -> int:

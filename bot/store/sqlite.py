@@ -26,6 +26,7 @@ from bot.store import (
     AskRecord,
     AskState,
     Credential,
+    Delegation,
     EventKind,
     Feedback,
     FeedbackVerdict,
@@ -513,6 +514,51 @@ class SqliteStore(Connected[SqliteFile]):
             return [StoredRule.model_validate_json(row[0]) for row in rows]
 
         return await self._db.run(every)
+
+    # --- delegations -----------------------------------------------------------------------
+
+    async def set_delegation(self, delegation: Delegation) -> None:
+        """See `AskStore.set_delegation`: one upsert."""
+
+        def put(conn: sqlite3.Connection) -> None:
+            with transaction(conn):
+                conn.execute(
+                    "INSERT INTO delegations (delegator, record) VALUES (?, ?)"
+                    " ON CONFLICT (delegator) DO UPDATE SET record = excluded.record",
+                    (delegation.delegator, delegation.model_dump_json()),
+                )
+
+        await self._db.run(put)
+
+    async def delegations(self) -> list[Delegation]:
+        """See `AskStore.delegations`: by delegator."""
+
+        def every(conn: sqlite3.Connection) -> list[Delegation]:
+            rows = conn.execute("SELECT record FROM delegations ORDER BY delegator")
+            return [Delegation.model_validate_json(row[0]) for row in rows]
+
+        return await self._db.run(every)
+
+    async def end_delegation(self, delegator: str, at: float) -> Delegation | None:
+        """See `AskStore.end_delegation`: read and written under the write lock."""
+
+        def end(conn: sqlite3.Connection) -> Delegation | None:
+            with transaction(conn):
+                row = conn.execute(
+                    "SELECT record FROM delegations WHERE delegator = ?", (delegator,)
+                ).fetchone()
+                if row is None:
+                    return None
+                stored = Delegation.model_validate_json(row[0])
+                if stored.ended_at is None:
+                    stored = stored.model_copy(update={"ended_at": at})
+                    conn.execute(
+                        "UPDATE delegations SET record = ? WHERE delegator = ?",
+                        (stored.model_dump_json(), delegator),
+                    )
+            return stored
+
+        return await self._db.run(end)
 
     # --- retention -------------------------------------------------------------------------
 

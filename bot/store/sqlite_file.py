@@ -187,6 +187,14 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             record TEXT NOT NULL
         )""",
     ),
+    (
+        # Out-of-office delegations (bot/delegation.py): one per delegator, the record as
+        # JSON; one turned off keeps its row (`ended_at`).
+        """CREATE TABLE IF NOT EXISTS delegations (
+            delegator TEXT PRIMARY KEY,
+            record TEXT NOT NULL
+        )""",
+    ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

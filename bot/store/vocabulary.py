@@ -30,6 +30,7 @@ __all__ = [
     "AskState",
     "Credential",
     "CredentialLimits",
+    "Delegation",
     "EventKind",
     "Grant",
     "GrantScope",
@@ -75,6 +76,9 @@ class Approval(Record):
 
     by: str
     at: float
+    # Whom `by` approved for, as their out-of-office delegate (bot/delegation.py): each of
+    # them counts as having approved, so one reviewer never counts twice.
+    acting_for: tuple[str, ...] = ()
 
 
 class AskRecord(Record):
@@ -349,3 +353,23 @@ class StoredRule(Record):
     def active(self, now: float) -> bool:
         """Neither revoked nor expired at `now`."""
         return self.revoked_at is None and (self.expires_at is None or now < self.expires_at)
+
+
+class Delegation(Record):
+    """A person's out-of-office delegate: from `starts_at` until `until`, asks that name
+    `delegator` also go to `delegate` (bot/delegation.py resolves chains). One per delegator:
+    setting another replaces it; `delegate off` ends it early (`ended_at`), and the record
+    is kept. `time_zone` is whose day a date ended in ("UTC" when Slack did not say)."""
+
+    delegator: str
+    delegate: str
+    starts_at: float
+    until: float
+    time_zone: str = "UTC"
+    set_by: str
+    ended_at: float | None = None
+
+    def active(self, now: float) -> bool:
+        """Begun, not yet over and not turned off at `now`."""
+        ends = self.until if self.ended_at is None else min(self.until, self.ended_at)
+        return self.starts_at <= now < ends

@@ -23,7 +23,18 @@ BOT: Final = Path(bot.__file__).parent
 
 # The top of bot/: the vocabulary every layer shares, plumbing, and the entry points.
 VOCABULARY: Final = frozenset(
-    {"outcomes", "block_ids", "payloads", "answers", "review", "clock", "tasks", "sla", "claims"}
+    {
+        "outcomes",
+        "block_ids",
+        "payloads",
+        "answers",
+        "review",
+        "clock",
+        "tasks",
+        "sla",
+        "delegation",
+        "claims",
+    }
 )
 PLUMBING: Final = frozenset({"logs", "metrics", "hosts"})
 ENTRY: Final = frozenset(

@@ -195,7 +195,7 @@ def build(
         asks, admission, plan_reviews, messages, clock, decide_before_ack=not shared
     )
     origins = Origins()
-    edits = Edits(asks, admission, messages, settings.review, clock)
+    edits = Edits(asks, admission, messages, settings.review, clock, store=kept)
     session_grants = SessionGrants(asks, admission, messages, settings.review, kept, clock)
     audience = Audience(
         client, responders, settings.review, ChannelMembers(client), channel=settings.channel

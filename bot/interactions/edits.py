@@ -10,6 +10,8 @@ policy refuses. The answer carries the edited input (`updated_input`); the agent
 
 from __future__ import annotations
 
+from pydantic import JsonValue
+
 from bot.asks.lifecycle import Asks, review_on_clicks
 from bot.asks.live import LiveAsk
 from bot.block_ids import AskRef, ViewMeta
@@ -19,6 +21,7 @@ from bot.interactions.approvals import Approvals
 from bot.payloads import StateValues
 from bot.render.edit_input import (
     Edited,
+    edit_diff,
     plan_edit_modal,
     plan_editable,
     read_plan_edit,
@@ -29,6 +32,8 @@ from bot.render.edit_input import (
 from bot.render.tool_approval import card
 from bot.review import ReviewPolicies
 from bot.slack.messages import AskMessages
+from bot.store import AskStore
+from bot.store.audit import AuditEntry, AuditKind, AuditPayload
 from provider import PlanReviewIntent, ToolApprovalIntent
 
 NOTHING_TO_EDIT = "There is nothing here that can be edited in Slack; approve it as asked, or not."
@@ -44,11 +49,14 @@ class Edits:
         messages: AskMessages,
         policies: ReviewPolicies,
         clock: Clock,
+        store: AskStore | None = None,
     ) -> None:
         self._asks = asks
         self._admission = admission
         self._messages = messages
         self._approvals = Approvals(asks, admission, messages, policies, clock)
+        self._store = store  # where the decision log keeps the edit's diff (None: not kept)
+        self._clock = clock
 
     async def open(self, user: str, ref: AskRef, trigger_id: str, *, push: bool) -> None:
         """Open the edit modal for `user`, or tell them why they may not edit this review."""
@@ -94,6 +102,35 @@ class Edits:
             )
             return
         await self._approvals.approve(live, user, updated_input=edited.value)
+        await self._log_edit(live, user, edited.value)
+
+    async def _log_edit(self, live: LiveAsk, user: str, value: dict[str, JsonValue]) -> None:
+        """Chain the edit's diff into the decision log once it decided the ask: the answered
+        link says who allowed it, this one what they changed (original → edited)."""
+        record = live.record
+        answer = record.answer
+        decided = (
+            record.decided_by == user
+            and answer is not None
+            and any(item.updated_input == value for item in answer.answers)
+        )
+        if self._store is None or not decided:
+            return
+        intent = live.layout.questions[0].question.intent
+        if isinstance(intent, ToolApprovalIntent) and intent.input is not None:
+            diff = edit_diff(intent.input, value)
+        else:
+            plan = live.layout.questions[0].question.detail or ""
+            diff = edit_diff({"plan": plan}, {"plan": value.get("plan", plan)})
+        await self._store.audit_append(
+            AuditEntry(
+                at=self._clock.now(),
+                kind=AuditKind.EDITED,
+                ask_id=record.id,
+                actor=user,
+                payload=AuditPayload(detail=diff),
+            )
+        )
 
     async def _refused(self, live: LiveAsk, user: str) -> str | None:
         """Why `user` may not edit `live`: not a review one click approves, nothing to edit,

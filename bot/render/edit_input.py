@@ -332,6 +332,20 @@ def edit_sections(original: dict[str, JsonValue], edited: dict[str, JsonValue]) 
     return sections
 
 
+def edit_diff(original: dict[str, JsonValue], edited: dict[str, JsonValue]) -> str:
+    """Each changed field as plain text for the decision log: `name:` then a unified diff
+    of its value (- original + edited), unescaped and uncut (the log keeps it whole)."""
+    changed = []
+    for name, before in original.items():
+        after = edited.get(name, before)
+        if after != before:
+            lines = difflib.unified_diff(
+                as_text(before).splitlines(), as_text(after).splitlines(), n=1, lineterm=""
+            )
+            changed.append(f"{name}:\n" + "\n".join(list(lines)[2:]))
+    return "\n".join(changed)
+
+
 def plan_edit_section(plan: str, edited: str) -> str:
     """The reviewer's amendment of a plan, as a revision: a unified diff in a box."""
     head = "✏️ *Amended by the reviewer before approving* (unified diff, - original + edited):\n"

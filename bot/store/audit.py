@@ -74,6 +74,7 @@ class AuditKind(StrEnum):
     RULE_CREATED = "rule_created"  # a rule saved with "Always allow"
     DELEGATED = "delegated"  # an out-of-office delegate set: they may answer as the delegator
     DELEGATION_ENDED = "delegation_ended"  # turned off before its end
+    EDITED = "edited"  # "Edit and allow" / "Edit and approve": the diff of what the agent runs
 
 
 class Audited(BaseModel):

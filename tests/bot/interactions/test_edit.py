@@ -183,3 +183,57 @@ async def test_an_edit_is_refused_where_more_than_one_approval_decides(
     ]
     assert not asking.done()
     asking.cancel()
+
+
+async def chain(bot: Bot) -> list[tuple[str, str | None, str]]:
+    """Each link of the decision log as (kind, actor, its payload's detail)."""
+    return [
+        (row.kind, row.actor, json.loads(row.payload).get("detail", ""))
+        for row in await bot.provider.store.audit_rows()
+    ]
+
+
+async def test_the_decision_log_keeps_an_edit_as_its_diff_after_the_allow(bot: Bot) -> None:
+    asking = bot.ask(approval({"command": "rm -rf build", "timeout": 60000}))
+    await open_edit(bot)
+    alice = bot.emu.person(ALICE)
+    await alice.type(bot.emu.views(ALICE)[0], block_id="sq~edit.1", text="rm -rf build/tmp")
+    await alice.submit(bot.emu.views(ALICE)[0])
+    await asking
+    await bot.idle()
+    links = await chain(bot)
+    kinds = [kind for kind, _, _ in links]
+    assert kinds.index("edited") > kinds.index("answered")
+    assert links[kinds.index("edited")] == (
+        "edited",
+        ALICE,
+        "command:\n@@ -1 +1 @@\n-rm -rf build\n+rm -rf build/tmp",
+    )
+
+
+async def test_the_decision_log_keeps_an_amended_plan_as_its_diff(bot: Bot) -> None:
+    asking = bot.ask(plan_review())
+    await open_edit(bot, "Edit and approve")
+    alice = bot.emu.person(ALICE)
+    amended = "1. Add the table\n2. Migrate on staging first\n3. Deploy"
+    await alice.type(bot.emu.views(ALICE)[0], block_id="sq~edit.plan", text=amended)
+    await alice.submit(bot.emu.views(ALICE)[0])
+    await asking
+    await bot.idle()
+    [edit] = [link for link in await chain(bot) if link[0] == "edited"]
+    assert edit == (
+        "edited",
+        ALICE,
+        "plan:\n@@ -1,3 +1,3 @@\n 1. Add the table\n-2. Migrate\n+2. Migrate on staging first\n"
+        " 3. Deploy",
+    )
+
+
+async def test_an_edit_refused_in_the_modal_leaves_nothing_in_the_log(bot: Bot) -> None:
+    asking = bot.ask(approval({"command": "make test", "timeout": 60000}))
+    await open_edit(bot)
+    alice = bot.emu.person(ALICE)
+    await alice.type(bot.emu.views(ALICE)[0], block_id="sq~edit.2", text='"60000"')
+    await alice.submit(bot.emu.views(ALICE)[0])
+    assert "edited" not in [kind for kind, _, _ in await chain(bot)]
+    asking.cancel()

@@ -7,17 +7,19 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bot.render.decided import when
+from bot.render.text import escape
 from bot.service.server import Server
 from slack_emulator import SlackEmulator
 from slack_emulator.records import ApiCall
 
 from ..harness import ALICE
 from ..service.harness import in_process
-from .hook import Hook, ask_posts, pre_tool_use
+from .hook import SESSION, Hook, ask_posts, pre_tool_use
 from .test_grants import session_grant
 
 POLICY = """
@@ -172,3 +174,51 @@ async def test_announce_automatic_false_posts_no_line_and_no_thread(
     assert await run(quiet, "git push --force") == "deny"
     assert emu.calls_to("chat.postMessage") == []
     assert [r.shown for r in await quiet.provider.asks.recent()] == [True, True]
+
+
+def texts(blocks: list[dict[str, Any]]) -> list[str]:
+    """Each section's text, as a person reads it."""
+    return [block["text"]["text"] for block in blocks if block["type"] == "section"]
+
+
+def link_of(emu: SlackEmulator, ts: str) -> str:
+    """The permalink Slack gave for message `ts`, escaped as mrkdwn needs."""
+    [call] = [c for c in emu.calls_to("chat.getPermalink") if c.params["message_ts"] == ts]
+    return escape(str(call.response["permalink"]))
+
+
+async def test_agent_questions_lists_a_rules_decision_as_decided_by_the_rule(
+    ruled: Server, emu: SlackEmulator
+) -> None:
+    assert await run(ruled, "git status") == "allow"
+    [record] = await ruled.provider.asks.recent()
+    assert record.decided_at is not None
+    await emu.person(ALICE).command("/agent-questions")
+    await emu.wait_for(lambda: len(emu.ephemerals(ALICE)) == 1, what="the team list")
+    rows = texts(emu.ephemerals(ALICE)[0].blocks)
+    assert rows[1] == (
+        "*Allow Bash: \u02cbgit status\u02cb?* → *Allow*\n"  # the agent's backticks, inert
+        ":white_check_mark: Allowed by rule `git-read-only`\n"
+        f"{when(record.decided_at)} · from Claude Code · billing-api (`{SESSION}`) · "
+        f"<{link_of(emu, record.message_ts[0])}|View in Slack>"
+    )
+
+
+async def test_the_home_tab_lists_a_grants_decision_as_decided_by_the_granters_grant(
+    server: Server, emu: SlackEmulator
+) -> None:
+    await server.provider.store.add_grant(session_grant(expires_at=time.time() + 3600))
+    await (await Hook.start(server.url, pre_tool_use("Bash", {"command": "make build"}))).finished()
+    await server.provider.idle()
+    [record] = await server.provider.asks.recent()
+    assert record.decided_at is not None
+    await emu.person(ALICE).open_home()
+    await emu.wait_for_call("views.publish")
+    home = emu.home(ALICE)
+    assert home is not None
+    assert texts(home.blocks)[1] == (
+        "*Allow Bash: \u02cbmake build\u02cb?* → *Allow*\n"
+        f":white_check_mark: Allowed by <@{ALICE}>'s session grant\n"
+        f"{when(record.decided_at)} · from Claude Code · billing-api (`{SESSION}`) · "
+        f"<{link_of(emu, record.message_ts[0])}|View in Slack>"
+    )

@@ -5,7 +5,7 @@ found, not posted again."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +13,7 @@ import aiohttp
 import pytest
 
 from bot.store import AskRecord
+from bot.store.postgres import PostgresStore
 from bot.store.sqlite import SqliteStore
 from slack_emulator import Message, SlackEmulator, Slow
 
@@ -99,15 +100,16 @@ async def stored(service: Process, ask_id: str) -> AskRecord:
     return record
 
 
-async def until_told(service: Process, ask_id: str) -> AskRecord:
-    """The ask once the running service recorded its line (another process's store has no
+async def until_told(read: Callable[[], Awaitable[AskRecord | None]]) -> AskRecord:
+    """The ask once a running service recorded its line (another process's store has no
     event to await here: it is read again every 50 ms, for at most 10 s)."""
     for _ in range(200):
-        record = await stored(service, ask_id)
+        record = await read()
+        assert record is not None
         if record.shown:
             return record
         await asyncio.sleep(0.05)
-    raise AssertionError(f"ask {ask_id}: its line was never recorded")
+    raise AssertionError("the ask's line was never recorded")
 
 
 async def test_a_decision_killed_before_its_line_is_told_once_after_the_restart(
@@ -125,7 +127,7 @@ async def test_a_decision_killed_before_its_line_is_told_once_after_the_restart(
         assert lines(emu) == []
         await service.start()
         await emu.wait_for(lambda: len(lines(emu)) == 1, what="the line after the restart")
-        record = await until_told(service, ask_id)
+        record = await until_told(lambda: stored(service, ask_id))
     finally:
         assert await service.stop() == 0
     assert [m.text for m in lines(emu)] == [
@@ -150,7 +152,7 @@ async def test_a_line_in_slacks_hands_at_the_kill_is_found_not_posted_again(
         released.set()
         await emu.wait_for(lambda: len(lines(emu)) == 2, what="Slack storing the held line")
         await service.start()
-        record = await until_told(service, ask_id)
+        record = await until_told(lambda: stored(service, ask_id))
     finally:
         assert await service.stop() == 0
     assert [m.text for m in lines(emu)] == [
@@ -158,3 +160,44 @@ async def test_a_line_in_slacks_hands_at_the_kill_is_found_not_posted_again(
         "✅ auto-allowed by rule `git-read-only`: Bash `git diff`",
     ]
     assert record.message_ts == [lines(emu)[1].ts]
+
+
+def replica(emu: SlackEmulator, postgres_url: str, name: str, policy: Path) -> Process:
+    env = service_env(
+        emu,
+        Path("unused.db"),
+        free_port(),
+        SLACK_QUESTIONS_REPLICA=name,
+        SLACK_QUESTIONS_REVIEW_POLICY=str(policy),
+    )
+    return Process({**env, "SLACK_QUESTIONS_DB": postgres_url})
+
+
+async def test_two_replicas_restarting_at_once_tell_an_untold_decision_once(
+    emu: SlackEmulator, postgres_url: str, tmp_path: Path, http: aiohttp.ClientSession
+) -> None:
+    policy = tmp_path / "review.toml"
+    policy.write_text(POLICY)
+    a, b = replica(emu, postgres_url, "a", policy), replica(emu, postgres_url, "b", policy)
+    await asyncio.gather(a.start(), b.start())
+    try:
+        released = asyncio.Event()
+        emu.inject("chat.postMessage", Slow(HOLD, released))  # the session's thread root
+        ask_id = await decide(http, a, "git status")
+        await emu.wait_for(lambda: emu.held("chat.postMessage") == 1, what="the root in flight")
+        await asyncio.gather(a.kill(), b.kill())
+        released.set()
+        await emu.wait_for(lambda: len(roots(emu)) == 1, what="Slack storing the held root")
+        await asyncio.gather(a.start(), b.start())  # both look for untold decisions at once
+        await emu.wait_for(lambda: len(lines(emu)) == 1, what="the line after the restarts")
+        async with PostgresStore(postgres_url) as store:
+            record = await until_told(lambda: store.get(ask_id))
+    finally:
+        for process in (a, b):
+            if process.proc is not None and process.proc.returncode is None:
+                assert await process.stop() == 0, "".join(process.output)
+    assert [m.text for m in lines(emu)] == [
+        "✅ auto-allowed by rule `git-read-only`: Bash `git status`"
+    ]
+    assert len(roots(emu)) == 1
+    assert (record.shown, record.message_ts) == (True, [lines(emu)[0].ts])

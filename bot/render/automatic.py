@@ -49,7 +49,7 @@ SCOPE_WORDS: Final = {
 def call_summary(intent: ToolApprovalIntent) -> str:
     """The call on one line: the tool's name, then the first line of its telling field
     (else of its input as JSON) as inline code, cut to fit."""
-    tool = one_line(intent.tool, TOOL_MAX) if intent.tool else "a tool"
+    tool = _tool_name(intent.tool) if intent.tool else "a tool"
     given: dict[str, JsonValue] = intent.input or {}
     value = next((given[k] for k in SUMMARY_FIELDS if isinstance(given.get(k), str)), None)
     if not isinstance(value, str):
@@ -59,6 +59,13 @@ def call_summary(intent: ToolApprovalIntent) -> str:
     lines = value.strip().splitlines() or [""]
     first = lines[0] + (" …" if len(lines) > 1 else "")
     return f"{tool} {code_span(first, INPUT_MAX)}" if first.strip() else tool
+
+
+def _tool_name(tool: str) -> str:
+    """The tool's name as it reads: literal, or as inline code when literal text would
+    change how it looks (`mcp__db__query`'s underscores are not formatting)."""
+    shown = one_line(tool, TOOL_MAX)
+    return shown if shown == escape(" ".join(tool.split())) else code_span(tool, TOOL_MAX)
 
 
 def _short(value: JsonValue) -> str:

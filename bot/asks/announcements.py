@@ -9,8 +9,12 @@ at the next start, which looks for the line in Slack first (by its metadata: a c
 the post and before its record must not post it twice). Posting is under the ask's posting
 lease, so two replicas never post one line. The line opens its session's thread when the
 session has none yet: the thread is where the session's asks are read, and a session whose
-every call was allowed by rules still ran them. `announce_automatic = false` in the policy
-file stores the decisions `shown` at once: nothing is posted.
+every call was allowed by rules still ran them (a call with no session: the channel's top
+level, where its card would have gone). `announce_automatic = false` in the policy file
+stores the decisions `shown` at once: nothing is posted.
+
+Known gap: a replica that dies with lines unposted leaves them to the next replica that
+*starts* (`recover`); the periodic sweep looks for unposted asks, not for these lines.
 """
 
 from __future__ import annotations

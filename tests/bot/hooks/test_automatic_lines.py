@@ -4,6 +4,7 @@ posted after the agent has its answer; none with `announce_automatic = false`.""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 from bot.render.decided import when
 from bot.render.text import escape
 from bot.service.server import Server
-from slack_emulator import SlackEmulator
+from slack_emulator import SlackEmulator, Slow
 from slack_emulator.records import ApiCall
 
 from ..harness import ALICE
@@ -222,3 +223,18 @@ async def test_the_home_tab_lists_a_grants_decision_as_decided_by_the_granters_g
         f"{when(record.decided_at)} · from Claude Code · billing-api (`{SESSION}`) · "
         f"<{link_of(emu, record.message_ts[0])}|View in Slack>"
     )
+
+
+async def test_the_agent_has_its_answer_while_the_line_still_waits_for_slack(
+    ruled: Server, emu: SlackEmulator
+) -> None:
+    released = asyncio.Event()
+    emu.inject("chat.postMessage", Slow(10.0, released))  # the thread root, before the line
+    done = await (
+        await Hook.start(ruled.url, pre_tool_use("Bash", {"command": "git status"}))
+    ).finished()
+    assert done.output["hookSpecificOutput"]["permissionDecision"] == "allow"
+    await emu.wait_for(lambda: emu.held("chat.postMessage") == 1, what="the root held")
+    assert line_posts(emu) == []
+    released.set()
+    await emu.wait_for(lambda: len(line_posts(emu)) == 1, what="the line")

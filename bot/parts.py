@@ -193,6 +193,7 @@ def build(
         tasks=tasks,
         clock=clock,
         observers=asks.observers,
+        shared=shared,
     )
     asks.observers.add(announcements)
     deadlines = Deadlines(asks, leases, settings.review, clock, messages)

@@ -13,14 +13,18 @@ every call was allowed by rules still ran them (a call with no session: the chan
 level, where its card would have gone). `announce_automatic = false` in the policy file
 stores the decisions `shown` at once: nothing is posted.
 
-Known gap: a replica that dies with lines unposted leaves them to the next replica that
-*starts* (`recover`); the periodic sweep looks for unposted asks, not for these lines.
+The line takes the lease on its turn, not while it waits in the lane (a busy channel's
+queue can outlast any lease). With replicas, a replica that dies with lines unposted leaves
+them to the next replica that starts (`recover`) or to another's `sweep`, which takes over
+decisions left untold for `SWEEP_EVERY_S`.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Final
+from collections.abc import Coroutine
+from functools import partial
+from typing import Any, Final
 
 from bot.asks.observers import AskObserver, Observers
 from bot.clock import Clock
@@ -28,7 +32,7 @@ from bot.render.automatic import automatic_line
 from bot.review import auto_decider
 from bot.slack.api import SlackCallFailed
 from bot.slack.lines import ThreadLines
-from bot.slack.pacing import Dropped
+from bot.slack.pacing import Dropped, QueuedTurn
 from bot.slack.threads import NoChannel, Threads
 from bot.store import AskEvent, AskRecord, AskStore, EventKind, Grant, ThreadRef
 from bot.store.leases import LeaseKind, Leases
@@ -36,10 +40,13 @@ from bot.tasks import Tasks
 
 log = logging.getLogger("bot.asks.lifecycle")
 
-# How many recent asks a restart looks through for a line never posted.
+# How many recent asks a restart (or the sweep) looks through for a line never posted.
 RECOVER_RECENT: Final = 200
-# How long a replica may take to post a line before another may take the work over.
+# How long a replica may take to post a line, once its turn came, before another may.
 LINE_LEASE_S: Final = 30.0
+# With replicas: how often the sweep looks for lines a dead replica left, and how old a
+# decision must be for it to be taken over (its own replica is telling it meanwhile).
+SWEEP_EVERY_S: Final = 30.0
 
 
 def unannounced(record: AskRecord) -> bool:
@@ -48,8 +55,8 @@ def unannounced(record: AskRecord) -> bool:
 
 
 class Announcements(AskObserver):
-    """Posts the thread line of each automatic decision once it is stored; `recover` posts
-    those a crash left unposted."""
+    """Posts the thread line of each automatic decision once it is stored; `recover` and
+    (with replicas) `sweep` post those a crash left unposted."""
 
     def __init__(
         self,
@@ -61,6 +68,7 @@ class Announcements(AskObserver):
         tasks: Tasks,
         clock: Clock,
         observers: Observers,
+        shared: bool = False,
     ) -> None:
         self._store = store
         self._threads = threads
@@ -69,47 +77,98 @@ class Announcements(AskObserver):
         self._tasks = tasks
         self._clock = clock
         self._observers = observers
+        self._shared = shared
+        # Lines this process is placing or has queued: neither the sweep nor a second
+        # recovery queues one twice.
+        self._busy: set[str] = set()
+        self._next_sweep = 0.0
 
     def saved(self, record: AskRecord, event: AskEvent) -> None:
         """See `AskObserver.saved`: a rule's or grant's settlement gets its line, later."""
         if event.kind is EventKind.ANSWERED and unannounced(record):
-            self._tasks.spawn(self.announce(record.id), name=f"announce {record.id}")
+            self._start(record.id, recovering=False)
 
     async def recover(self) -> None:
-        """After a restart: post the line of each recent automatic decision that has none,
-        each in the background (in its channel's turn), looking for it in Slack first."""
+        """After a restart: queue the line of each recent automatic decision that has none
+        (each looked for in Slack first, on its turn)."""
         for record in await self._store.recent(limit=RECOVER_RECENT):
             if unannounced(record):
-                self._tasks.spawn(
-                    self.announce(record.id, recovering=True), name=f"announce {record.id}"
-                )
+                self._start(record.id, recovering=True)
 
-    async def announce(self, ask_id: str, *, recovering: bool = False) -> bool:
-        """Post the ask's line unless it is posted (or another replica posts it now); True
-        if this call posted or found it. A failure is logged and left to the next start.
-        `recovering`: it may be in Slack unrecorded, so it is looked for first."""
+    async def sweep(self) -> None:
+        """With replicas sharing the store, every `SWEEP_EVERY_S` at most: take over the
+        lines of decisions older than that which no replica has told (their replica died
+        before it posted them). Alone on its store, a process has them all in hand."""
+        now = self._clock.now()
+        if not self._shared or now < self._next_sweep:
+            return
+        self._next_sweep = now + SWEEP_EVERY_S
+        for record in await self._store.recent(limit=RECOVER_RECENT):
+            decided = record.decided_at if record.decided_at is not None else record.created_at
+            if unannounced(record) and decided < now - SWEEP_EVERY_S:
+                self._start(record.id, recovering=False)  # a lapsed lease says: look first
+
+    def _start(self, ask_id: str, *, recovering: bool) -> None:
+        if ask_id in self._busy:
+            return
+        self._busy.add(ask_id)
+        if self._tasks.spawn(self._place(ask_id, recovering), name=f"announce {ask_id}") is None:
+            self._busy.discard(ask_id)
+
+    async def _place(self, ask_id: str, recovering: bool) -> None:
+        """Find (or open) where the line goes, then queue it in that channel's lane."""
+        record = await self._store.get(ask_id)
+        if record is None or not unannounced(record):
+            self._busy.discard(ask_id)
+            return
+        try:
+            where = await self._where(record)
+        except (SlackCallFailed, NoChannel) as failed:
+            self._busy.discard(ask_id)
+            log.warning("ask %s: its automatic decision was not told: %s", ask_id, failed)
+            return
+        self._lines.queue(
+            record, where, partial(self._tell, ask_id, where, recovering), self._queued
+        )
+
+    def _queued(self, work: Coroutine[Any, Any, None]) -> object | None:
+        started = self._tasks.spawn_queued(work)
+        if started is None:
+            self._busy.clear()  # shutting down: every line left is posted at the next start
+        return started
+
+    async def _tell(
+        self, ask_id: str, where: ThreadRef, recovering: bool, turn: QueuedTurn
+    ) -> None:
+        """On the line's turn in its channel: post it, under the ask's posting lease (two
+        replicas never post one line), and record it. `recovering`: it may be in Slack
+        unrecorded, so it is looked for first."""
+        try:
+            await self._tell_leased(ask_id, where, recovering, turn)
+        finally:
+            self._busy.discard(ask_id)
+
+    async def _tell_leased(
+        self, ask_id: str, where: ThreadRef, recovering: bool, turn: QueuedTurn
+    ) -> None:
         async with self._leases.hold(LeaseKind.POST, ask_id, LINE_LEASE_S) as lease:
             if lease is None:
-                return False  # another replica is posting it
+                return  # another replica is posting it
             record = await self._store.get(ask_id)  # read under the lease: it may be done
             if record is None or not unannounced(record):
-                return False
+                return
             content = automatic_line(record, await self._grant_of(record))
             if content is None:
-                return False
+                return
             try:
-                where = await self._where(record)
-                found = (
-                    await self._lines.find(record, where)
-                    if recovering or lease.lapsed is not None
-                    else None
-                )
-                ts = found or await self._lines.post(record, where, content)
+                look = recovering or lease.lapsed is not None
+                found = await self._lines.find(record, where) if look else None
+                ts = found or await self._lines.post(record, where, content, on=turn)
             except Dropped:
-                return False  # shutting down: posted at the next start
-            except (SlackCallFailed, NoChannel) as failed:
+                return  # shutting down: posted at the next start
+            except SlackCallFailed as failed:
                 log.warning("ask %s: its automatic decision was not told: %s", ask_id, failed)
-                return False
+                return
             told = record.evolve(
                 channel=where.channel, thread_ts=where.thread_ts, message_ts=[ts], shown=True
             )
@@ -122,7 +181,6 @@ class Announcements(AskObserver):
             )
             await self._store.save(told, event)
             self._observers.saved(told, event)
-            return True
 
     async def _where(self, record: AskRecord) -> ThreadRef:
         """Where the line goes: the ask's route, else its session's thread (opened if new)."""

@@ -7,7 +7,7 @@ from typing import Final
 
 from bot.render import MessageContent
 from bot.slack.messages import find_by_metadata
-from bot.slack.pacing import ChannelPosts, Turn
+from bot.slack.pacing import ChannelPosts, QueuedTurn, Spawn, Turn, Work
 from bot.store import AskRecord, ThreadRef
 
 # Lets a restarted (or another) replica find a line it posted but never recorded.
@@ -20,16 +20,38 @@ class ThreadLines:
     def __init__(self, posts: ChannelPosts) -> None:
         self._posts = posts
 
-    async def post(self, record: AskRecord, where: ThreadRef, content: MessageContent) -> str:
-        """Post `content` in `where` when the channel's turn comes (behind the posts of the
-        same agent made before it: `order` is the ask's creation); its ts. `Dropped` when
-        shutdown began while it waited; `SlackCallFailed` as Slack refused it."""
+    def queue(self, record: AskRecord, where: ThreadRef, work: Work, spawn: Spawn) -> None:
+        """Queue `work` (which posts the ask's line, `post(..., on=turn)`) in `where`'s lane
+        with no task of its own: it starts when its turn comes, behind the posts of the same
+        agent made before the ask (`order`: its creation)."""
+        self._posts.pacing.queue(
+            where.channel,
+            Turn.POST,
+            work,
+            spawn=spawn,
+            key=record.id,
+            agent=record.agent_id,  # the agents take turns in the channel
+            order=record.created_at,
+        )
+
+    async def post(
+        self,
+        record: AskRecord,
+        where: ThreadRef,
+        content: MessageContent,
+        *,
+        on: QueuedTurn | None = None,
+    ) -> str:
+        """Post `content` in `where` (at once on `on`, the turn of the queued work posting
+        it; else when the channel's turn comes); its ts. `Dropped` when shutdown began while
+        it waited; `SlackCallFailed` as Slack refused it."""
         response = await self._posts.post_message(
             Turn.POST,
             channel=where.channel,
             key=record.id,
-            agent=record.agent_id,  # the agents take turns in the channel
+            agent=record.agent_id,
             order=record.created_at,
+            on=on,
             thread_ts=where.thread_ts,
             text=content.text,
             blocks=content.blocks_json(),

@@ -193,6 +193,7 @@ def build(
         tasks=tasks,
         clock=clock,
         observers=asks.observers,
+        users=Users(client),
         shared=shared,
     )
     asks.observers.add(announcements)

@@ -34,6 +34,7 @@ from bot.slack.api import SlackCallFailed
 from bot.slack.lines import ThreadLines
 from bot.slack.pacing import Dropped, QueuedTurn
 from bot.slack.threads import NoChannel, Threads
+from bot.slack.users import Users
 from bot.store import AskEvent, AskRecord, AskStore, EventKind, Grant, ThreadRef
 from bot.store.leases import LeaseKind, Leases
 from bot.tasks import Tasks
@@ -68,6 +69,7 @@ class Announcements(AskObserver):
         tasks: Tasks,
         clock: Clock,
         observers: Observers,
+        users: Users | None = None,
         shared: bool = False,
     ) -> None:
         self._store = store
@@ -77,6 +79,7 @@ class Announcements(AskObserver):
         self._tasks = tasks
         self._clock = clock
         self._observers = observers
+        self._users = users  # names the granter of a grant's decision; None: by id
         self._shared = shared
         # Lines this process is placing or has queued: neither the sweep nor a second
         # recovery queues one twice.
@@ -157,7 +160,13 @@ class Announcements(AskObserver):
             record = await self._store.get(ask_id)  # read under the lease: it may be done
             if record is None or not unannounced(record):
                 return
-            content = automatic_line(record, await self._grant_of(record))
+            grant = await self._grant_of(record)
+            granter = (
+                await self._users.handle_of(grant.granted_by)
+                if grant is not None and self._users is not None
+                else None
+            )
+            content = automatic_line(record, grant, granter)
             if content is None:
                 return
             try:

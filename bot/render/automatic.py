@@ -2,10 +2,10 @@
 
 Pure: the settled ask (and the grant that decided it, when one did) in, one context line
 out — no buttons, no mention, nothing that asks for attention: the team reads what ran
-without being pinged for it. The granter is named by user id, not `<@…>`: a mention would
-notify them at every call their grant allows (a name needs `users:read`, which the bot does
-not use). The tool's name and input are the agent's text, shown literally
-(`bot.render.agent_text`).
+without being pinged for it. The granter is named by their Slack name in plain text
+("@alice", looked up with `users.info`; their id when Slack cannot tell), not `<@…>`: a
+mention would notify them at every call their grant allows. The tool's name and input are
+the agent's text, shown literally (`bot.render.agent_text`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ LINE_BLOCK_ID: Final = "sq~auto"
 TOOL_MAX: Final = 60
 INPUT_MAX: Final = 80
 REASON_MAX: Final = 200
+NAME_MAX: Final = 80
 # The input field that says best what a call does, first found first (Claude Code's tools).
 SUMMARY_FIELDS: Final = (
     "command",
@@ -76,18 +77,22 @@ def _json(value: JsonValue) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def decided_words(decider: AutoDecider, grant: Grant | None) -> str:
-    """Who decided, as the thread line and the team view say it: "rule `git-read-only`",
-    "U0ALICE's grant for this session (until <date>)"."""
+def decided_words(decider: AutoDecider, grant: Grant | None, granter: str | None = None) -> str:
+    """Who decided, as the thread line says it: "rule `git-read-only`", "@alice's grant for
+    this session (until <date>)" (`granter`: the granter's Slack name; None: their id)."""
     if decider.kind == "rule":
         return f"rule {code_span(decider.name, 70)}"
     if grant is None:
         return f"grant {code_span(decider.name, 30)}"  # revoked and purged since
     until = f" (until {when(grant.expires_at)})" if grant.expires_at is not None else ""
-    return f"{escape(grant.granted_by)}'s grant {SCOPE_WORDS[grant.scope]}{until}"
+    # A name is the person's own text: shown literally, so it can neither mention nor format.
+    who = f"@{one_line(granter, NAME_MAX)}" if granter else escape(grant.granted_by)
+    return f"{who}'s grant {SCOPE_WORDS[grant.scope]}{until}"
 
 
-def automatic_line(record: AskRecord, grant: Grant | None = None) -> MessageContent | None:
+def automatic_line(
+    record: AskRecord, grant: Grant | None = None, granter: str | None = None
+) -> MessageContent | None:
     """The thread line of an ask a rule or grant decided: "✅ auto-allowed by …: Bash `…`"
     or "❌ auto-denied by rule `…`: <reason> · Bash `…`". None for any other ask."""
     decider = auto_decider(record.decided_by)
@@ -97,7 +102,7 @@ def automatic_line(record: AskRecord, grant: Grant | None = None) -> MessageCont
     if not isinstance(intent, ToolApprovalIntent):
         return None
     call = call_summary(intent)
-    who = decided_words(decider, grant)
+    who = decided_words(decider, grant, granter)
     [item] = record.answer.answers
     if item.selected == [intent.allow]:
         line = f"✅ auto-allowed by {who}: {call}"

@@ -137,7 +137,7 @@ async def test_a_grant_leaves_one_line_naming_its_granter_without_a_mention(
     await server.provider.idle()
     [line] = line_posts(emu)
     assert said(line) == (
-        f"✅ auto-allowed by {ALICE}'s grant for this session (until {when(expires)}):"
+        f"✅ auto-allowed by @alice's grant for this session (until {when(expires)}):"
         " Bash `make build`",
         root_ts(emu),
         ["context"],

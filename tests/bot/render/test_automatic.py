@@ -84,6 +84,15 @@ def test_a_grant_for_everyone_without_expiry_says_so() -> None:
     assert line.text == "✅ auto-allowed by U0ALICE001's grant for everyone: Bash `git status`"
 
 
+def test_a_granter_is_named_by_their_slack_name_as_plain_text() -> None:
+    grant = Grant(id="g1", tool="Bash", scope="agent", granted_by="U0ALICE001", created_at=T0)
+    line = automatic_line(decided("grant:g1", ["Allow"]), grant, "<!channel> *al*")
+    assert line is not None
+    assert line.text == (
+        "✅ auto-allowed by @&lt;!channel&gt; \u2217al\u2217's grant for this agent: Bash `git status`"
+    )
+
+
 def test_a_purged_grant_is_named_by_its_id() -> None:
     line = automatic_line(decided("grant:g1", ["Allow"]))
     assert line is not None

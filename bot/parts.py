@@ -14,6 +14,7 @@ import aiohttp
 from pydantic import BaseModel, ConfigDict, Field
 from slack_bolt.async_app import AsyncApp
 
+from bot.asks.announcements import Announcements
 from bot.asks.claim_lapses import ClaimLapses
 from bot.asks.deadlines import Deadlines
 from bot.asks.lifecycle import Asks
@@ -49,6 +50,7 @@ from bot.slack.api import (
 )
 from bot.slack.audience import Audience
 from bot.slack.grant_audience import GrantAudience
+from bot.slack.lines import ThreadLines
 from bot.slack.memberships import ChannelMembers
 from bot.slack.messages import AskMessages
 from bot.slack.pacing import ChannelPosts
@@ -111,6 +113,7 @@ class Parts:
     team: TeamView  # `/agent-questions`, the Home tab and the relay's permalinks
     app: AsyncApp
     metrics: Metrics | None
+    announcements: Announcements  # a rule's or grant's decision told in its thread
 
     async def close(self) -> None:
         """Finish background work, stop timers and status lines, close the HTTP session."""
@@ -182,6 +185,18 @@ def build(
         tasks=tasks,
         shared=shared,
     )
+    announcements = Announcements(
+        store=kept,
+        threads=threads,
+        lines=ThreadLines(posts),
+        leases=leases,
+        tasks=tasks,
+        clock=clock,
+        observers=asks.observers,
+        users=Users(client),
+        shared=shared,
+    )
+    asks.observers.add(announcements)
     deadlines = Deadlines(asks, leases, settings.review, clock, messages)
     asks.observers.add(deadlines)
     claim_lapses = ClaimLapses(
@@ -277,6 +292,7 @@ def build(
         team=team,
         app=app,
         metrics=metrics,
+        announcements=announcements,
     )
 
 
@@ -286,6 +302,7 @@ async def start_up(parts: Parts) -> str:
     try:
         bot_user_id = await _check_token(parts)
         await parts.posting.recover()
+        await parts.announcements.recover()
         # After the asks are back in hand: a click acked before a crash answers one.
         await parts.intake.replay()
     except BaseException:

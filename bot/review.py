@@ -5,6 +5,8 @@ A policy is chosen by what is asked (its *kind*) and by the agent, then by the c
 nothing names the case, `[default]` applies. A tool approval is first matched against the
 `[[tools]]` rules. In code, or in a TOML file:
 
+    announce_automatic = true                 # a line in the thread per rule/grant decision
+
     [default]                                 # where nothing below names the case
     approvals = 1
 
@@ -72,6 +74,11 @@ the first matching rule in file order wins, and ranks above every other policy f
 specific statement a team made about it. The rules are named `tools.0`, `tools.1`… in file
 order, so inserting a rule renames those below it for asks created afterwards (an open ask
 keeps the name it stored; see below).
+
+Every call a rule or a grant decides leaves one context line in its agent session's thread
+("✅ auto-allowed by rule `git-read-only`: Bash `git status`", `bot/asks/announcements.py`),
+so the team sees what ran; the file's top-level `announce_automatic = false` turns the lines
+off (the decisions are still stored, logged and in the team view).
 
 Otherwise the first match wins, in this order: agent and kind, agent, kind, channel, default.
 The kind ranks above the channel because the channel is the one thing an asker names
@@ -481,6 +488,8 @@ class ReviewPolicies(BaseModel):
     agents: dict[str, AnyKindAgent] = Field(default_factory=dict)
     channels: dict[str, AnyKind] = Field(default_factory=dict)
     tools: tuple[ToolRule, ...] = ()
+    # Whether a rule's or a grant's decision is told in its session's thread (one line).
+    announce_automatic: StrictBool = True
 
     @cached_property
     def _named(self) -> dict[str, ReviewPolicy]:
@@ -623,6 +632,30 @@ class ReviewPolicies(BaseModel):
         if own is not None:
             return own
         return self.default.grant_ttl if self.default.grant_ttl is not None else DEFAULT_GRANT_TTL
+
+
+RULE_ACTOR: Final = "rule:"
+GRANT_ACTOR: Final = "grant:"
+
+
+@dataclass(frozen=True)
+class AutoDecider:
+    """Who decided an ask automatically: a `[[tools]]` rule (by its shown name) or a grant
+    (by its id), read from the ask's `decided_by` (`rule:<name>`, `grant:<id>`)."""
+
+    kind: Literal["rule", "grant"]
+    name: str
+
+
+def auto_decider(decided_by: str | None) -> AutoDecider | None:
+    """The rule or grant that decided an ask, or None (a person, or nobody)."""
+    if decided_by is None:
+        return None
+    if decided_by.startswith(RULE_ACTOR):
+        return AutoDecider("rule", decided_by[len(RULE_ACTOR) :])
+    if decided_by.startswith(GRANT_ACTOR):
+        return AutoDecider("grant", decided_by[len(GRANT_ACTOR) :])
+    return None
 
 
 def enforced_on_clicks(policy: ReviewPolicy, kind: AskKind, requester: str | None) -> list[str]:

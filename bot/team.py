@@ -21,13 +21,13 @@ from bot.render.figures import AgentFigures, agent_figures, automatic_by
 from bot.render.home_filters import HomeFilter
 from bot.render.sla import team_sla_text
 from bot.render.team_view import command_message, home_view
-from bot.review import ReviewPolicies
+from bot.review import ReviewPolicies, auto_decider
 from bot.sla import still_due
 from bot.slack.api import SlackCallFailed, SlackClient
 from bot.slack.audience import Audience, Visible
 from bot.slack.grant_audience import GrantAudience
 from bot.slack.responders import mentions
-from bot.store import AskRecord, AskState, AskStore, EventKind, Feedback, Verdict
+from bot.store import AskRecord, AskState, AskStore, EventKind, Feedback, Grant, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -141,6 +141,14 @@ class TeamView:
                 posted_at[record.id] = first
         return agent_figures(records, posted_at)
 
+    async def deciding_grants(self, records: list[AskRecord]) -> dict[str, Grant]:
+        """The grants that decided any of `records`, by id (read only when one did)."""
+        deciders = [auto_decider(r.decided_by) for r in records]
+        wanted = {d.name for d in deciders if d is not None and d.kind == "grant"}
+        if not wanted:
+            return {}
+        return {g.id: g for g in await self.store.grants() if g.id in wanted}
+
     async def _look_up(self, channel: str, ts: str) -> None:
         async with self._lookups:
             try:
@@ -165,6 +173,7 @@ class TeamView:
             hidden=seen.unread,
             slas=self.slas(seen.records),
             feedback=await self.reviews(seen.records),
+            deciders=await self.deciding_grants(seen.records),
         )
         try:
             response = await respond(
@@ -213,6 +222,7 @@ class TeamView:
             agents=agents,
             grants=grants,
             grants_notice=grants_notice,
+            deciders=await self.deciding_grants(shown),
         )
         try:
             await self.client.views_publish(user_id=user, view=view)

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
 
+# `decided_by`'s prefixes live with `auto_decider`, which reads them back; re-exported here,
+# where they are written.
+from bot.review import GRANT_ACTOR as GRANT_ACTOR
+from bot.review import RULE_ACTOR as RULE_ACTOR
 from bot.review import ReviewPolicies, ReviewPolicy, RuleDecision, args_match, of_agent
 from bot.store import Grant, StoredRule
 from provider import (
@@ -22,9 +25,6 @@ from provider import (
     UserQuestionError,
 )
 from provider.types import AskUserQuestionAnswerItem
-
-RULE_ACTOR: Final = "rule:"
-GRANT_ACTOR: Final = "grant:"
 
 
 @dataclass(frozen=True)

@@ -250,7 +250,8 @@ class Asks:
 
     async def _decide_now(self, record: AskRecord, auto: AutoDecision) -> AskRecord:
         """Settle a just-stored ask as a rule decided it: saved and logged like a person's
-        answer (the settle event names the rule), never held or posted."""
+        answer (the settle event names the rule), never held; its card is never posted
+        (the observers' `Announcements` tell the thread in one line, after)."""
         ending = ENDINGS[Verdict.ANSWERED]
         settled = record.model_copy(
             update={
@@ -260,7 +261,9 @@ class Asks:
                 "decided_by": auto.actor,
                 "decided_at": self._clock.now(),
                 "reason": auto.reason,
-                "shown": True,  # no message to update: nothing was posted
+                # Its one message is the line that tells the thread (`Announcements`): not
+                # shown until it is posted, unless the policy posts none.
+                "shown": not self._policies.announce_automatic,
             }
         )
         event = self.event(settled, ending.event, actor=auto.actor, detail=auto.reason)

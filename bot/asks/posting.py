@@ -23,6 +23,7 @@ from bot.asks.observers import Observers
 from bot.clock import Clock
 from bot.outcomes import Verdict
 from bot.render import lay_out
+from bot.review import auto_decider
 from bot.slack.api import SlackCallFailed
 from bot.slack.messages import AskMessages
 from bot.slack.pacing import Dropped, QueuedTurn
@@ -177,7 +178,8 @@ class Posting:
         posting rate (1,000 unposted asks in one channel take ~17 minutes to post). The
         observers hear which asks were taken back."""
         for record in await self._store.recent(limit=RESHOW_RECENT):
-            if record.settled and not record.shown:
+            if record.settled and not record.shown and auto_decider(record.decided_by) is None:
+                # (A rule's or grant's decision has no card: `Announcements.recover` tells it.)
                 # Its message may be in Slack unrecorded (settled by a click on it): looked for.
                 ended = LiveAsk(record, lay_out(record.request), recovering=True)
                 await self._asks.show(ended, where=await self._where_posted(record))

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from pydantic import JsonValue
 from slack_sdk.models.blocks import (
     Block,
     BlockElement,
@@ -27,8 +28,9 @@ from slack_sdk.models.views import View
 
 from bot.outcomes import PLAN_ENDINGS, PlanOutcome, plan_outcome
 from bot.render import MessageContent
-from bot.render.agent_text import one_line
+from bot.render.agent_text import code_span, one_line
 from bot.render.decided import when
+from bot.render.edit_input import as_text
 from bot.render.feedback import feedback_menu
 from bot.render.figures import AgentFigures, figures_blocks
 from bot.render.grants import grant_blocks
@@ -37,8 +39,9 @@ from bot.render.layout import MESSAGE_BLOCKS_MAX
 from bot.render.message import agent_label
 from bot.render.question import SECTION_TEXT_MAX
 from bot.render.text import cut_escaped, escape
+from bot.review import AutoDecider, auto_decider
 from bot.store import AskRecord, Grant, Verdict
-from provider import AskUserQuestionAnswerItem, AskUserQuestionItem
+from provider import AskUserQuestionAnswerItem, AskUserQuestionItem, ToolApprovalIntent
 
 HOME_BLOCKS_MAX: Final = 100
 HOME_GRANTS_MAX: Final = 30  # the Home tab's "Grants" section: its share of the 100 blocks
@@ -48,6 +51,9 @@ LABEL_MAX: Final = 75
 ANSWER_MAX: Final = 300
 REASON_MAX: Final = 200
 APPROVERS_SHOWN: Final = 10
+EDITS_SHOWN: Final = 3  # edited fields of an allow, one line each; the rest are counted
+EDIT_MAX: Final = 80
+GRANT_WORDS: Final = {"session": "session grant", "agent": "agent grant", "everyone": "grant"}
 
 WAITING_TITLE: Final = "Waiting for an answer"
 DECIDED_TITLE: Final = "Recent decisions"
@@ -108,6 +114,7 @@ def home_view(
     figures: Sequence[AgentFigures] | None = None,
     filters: HomeFilter | None = None,
     agents: Sequence[str] = (),
+    deciders: Mapping[str, Grant] | None = None,
 ) -> View:
     """The Home tab: an intro, the filters (when given: `agents` are the names offered;
     the filter travels as the view's private_metadata), each agent's figures (when given),
@@ -117,7 +124,8 @@ def home_view(
     of its message; `older` says the store holds older asks than these; `hidden`: channels
     whose asks were withheld because their members could not be read (said under the intro).
     `grants`: the active grants the person may revoke, listed last with a Revoke button each
-    (`grants_notice`: what their last Revoke did); None leaves the section out."""
+    (`grants_notice`: what their last Revoke did); None leaves the section out.
+    `deciders` by id: who made the grants that decided some of the asks."""
     intro: list[Block] = [
         HeaderBlock(block_id="sq~team.title", text=PlainTextObject(text="Agent questions")),
         ContextBlock(
@@ -141,6 +149,7 @@ def home_view(
         older=older,
         slas=slas,
         feedback=feedback,
+        deciders=deciders,
     )
     metadata = filters.model_dump_json(exclude_defaults=True) if filters is not None else None
     return View(
@@ -159,6 +168,7 @@ def command_message(
     hidden: Sequence[str] = (),
     slas: Mapping[str, str] | None = None,
     feedback: Mapping[str, str] | None = None,
+    deciders: Mapping[str, Grant] | None = None,
 ) -> MessageContent:
     """The `/agent-questions` answer: the same two sections, within a message's 50 blocks
     (first, when `hidden` names channels, why some asks are not shown)."""
@@ -172,6 +182,7 @@ def command_message(
         hint=MORE_ON_HOME,
         slas=slas,
         feedback=feedback,
+        deciders=deciders,
     )
     decisions = _count(len(settled), "recent decision", "recent decisions")
     text = f"Agent questions: {len(pending)} waiting for an answer, {decisions}"
@@ -187,10 +198,12 @@ def team_blocks(
     hint: str = "",
     slas: Mapping[str, str] | None = None,
     feedback: Mapping[str, str] | None = None,
+    deciders: Mapping[str, Grant] | None = None,
 ) -> list[Block]:
     """Both sections in at most `max_blocks` blocks, one per ask; a cut list ends with how
     many more it has (and `hint`, where to see them). `feedback`: ask id -> its review line
-    (`bot.render.feedback.feedback_summary`); each answered ask offers the feedback menu."""
+    (`bot.render.feedback.feedback_summary`); each answered ask offers the feedback menu.
+    `deciders` by id: who made the grants that decided some of the asks."""
     if max_blocks < MIN_BLOCKS:
         raise ValueError(f"the team view needs at least {MIN_BLOCKS} blocks, not {max_blocks}")
     pending, settled = _split(records)
@@ -223,7 +236,7 @@ def team_blocks(
         *_items(
             "d",
             [
-                _settled_text(r, links.get(r.id), (feedback or {}).get(r.id))
+                _settled_text(r, links.get(r.id), (feedback or {}).get(r.id), deciders or {})
                 for r in settled[:shown_settled]
             ],
             empty=NO_RECENT_DECISIONS if older else NO_DECISIONS,
@@ -320,7 +333,12 @@ def _pending_text(record: AskRecord, link: str | None, sla: str | None = None) -
     return "\n".join(lines)
 
 
-def _settled_text(record: AskRecord, link: str | None, review: str | None = None) -> str:
+def _settled_text(
+    record: AskRecord,
+    link: str | None,
+    review: str | None = None,
+    grants: Mapping[str, Grant] | None = None,
+) -> str:
     verdict = record.ended_as or Verdict.FAILED
     at = when(record.decided_at if record.decided_at is not None else record.created_at)
     if record.is_plan_review:
@@ -333,8 +351,9 @@ def _settled_text(record: AskRecord, link: str | None, review: str | None = None
             if verdict is Verdict.ANSWERED:
                 line += f" → {_answer_words(answers.get(q.id))}"
             lines.append(line)
+            lines += _edits(q, answers.get(q.id)) if verdict is Verdict.ANSWERED else []
         lines += _more_questions(record)
-        lines.append(_outcome(record, verdict))
+        lines.append(_tool_outcome(record, verdict, grants or {}) or _outcome(record, verdict))
     lines.append(_meta(record, at, link))
     if review is not None:
         lines.append(review)  # 👍 / 👎 and the latest note (bot/render/feedback.py)
@@ -357,6 +376,60 @@ def _outcome(record: AskRecord, verdict: Verdict) -> str:
             return ":alarm_clock: Expired, nobody answered" + _colon(_reason(record))
         case Verdict.FAILED:
             return ":warning: Failed" + _colon(_reason(record))
+
+
+def _tool_outcome(record: AskRecord, verdict: Verdict, grants: Mapping[str, Grant]) -> str | None:
+    """How a rule or a grant decided a tool call: "Allowed by rule `git-read-only`",
+    "Denied by rule `no-force-push`", "Allowed by @x's session grant". None for another
+    ask, or one a person decided."""
+    decider = auto_decider(record.decided_by)
+    if decider is None or verdict is not Verdict.ANSWERED or record.answer is None:
+        return None
+    intent = record.questions[0].intent if len(record.questions) == 1 else None
+    if not isinstance(intent, ToolApprovalIntent) or not record.answer.answers:
+        return None
+    by = _decider_words(decider, grants)
+    if record.answer.answers[0].selected == [intent.allow]:
+        return f":white_check_mark: Allowed by {by}"
+    return f":x: Denied by {by}"
+
+
+def _decider_words(decider: AutoDecider, grants: Mapping[str, Grant]) -> str:
+    if decider.kind == "rule":
+        return f"rule {code_span(decider.name, 70)}"
+    grant = grants.get(decider.name)
+    if grant is None:
+        return f"grant {code_span(decider.name, 30)}"  # purged since (no one to name)
+    return f"{_who(grant.granted_by)}'s {GRANT_WORDS[grant.scope]}"
+
+
+def _edits(question: AskUserQuestionItem, item: AskUserQuestionAnswerItem | None) -> list[str]:
+    """An allow with its input edited: each changed field as original → edited (its first
+    line, cut), one line each."""
+    intent = question.intent
+    if item is None or item.updated_input is None or not isinstance(intent, ToolApprovalIntent):
+        return []
+    original = intent.input or {}
+    changed = [
+        (name, before, item.updated_input[name])
+        for name, before in original.items()
+        if name in item.updated_input and item.updated_input[name] != before
+    ]
+    lines = [
+        f"✏️ {code_span(name, 40)} edited: {_edit_value(before)} → {_edit_value(after)}"
+        for name, before, after in changed[:EDITS_SHOWN]
+    ]
+    hidden = len(changed) - EDITS_SHOWN
+    if hidden > 0:
+        lines.append(f"_…and {_count(hidden, 'more edited field', 'more edited fields')}_")
+    return lines
+
+
+def _edit_value(value: JsonValue) -> str:
+    lines = as_text(value).strip().splitlines()
+    if not lines:
+        return "_empty_"
+    return code_span(lines[0] + (" …" if len(lines) > 1 else ""), EDIT_MAX)
 
 
 def _plan_outcome(record: AskRecord, verdict: Verdict) -> list[str]:

@@ -186,6 +186,7 @@ class Server:
             await asyncio.sleep(SWEEP_EVERY_S)
             try:
                 await self.parts.posting.sweep()
+                await self.parts.announcements.sweep()
             except Exception:
                 log.exception("sweeping the store failed; trying again")
 

@@ -13,6 +13,14 @@ from bot.slack.api import SlackCallFailed, SlackClient
 log = logging.getLogger(__name__)
 
 
+class Profile(BaseModel):
+    """The parts of a user's `profile` the bot reads."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    display_name: str = ""
+
+
 class Person(BaseModel):
     """The parts of users.info's `user` the bot reads."""
 
@@ -23,6 +31,8 @@ class Person(BaseModel):
     is_app_user: bool = False
     deleted: bool = False
     tz: str | None = None
+    name: str = ""  # the handle
+    profile: Profile = Profile()
 
     @property
     def automated(self) -> bool:
@@ -59,3 +69,15 @@ class Users:
             log.warning("users.info of %s has no user we can read", user_id)
             return False
         return not (person.is_bot or person.deleted)
+
+    async def handle_of(self, user_id: str) -> str | None:
+        """What people call `user_id` in Slack (the display name, else the handle), to name
+        them without a mention; None when Slack cannot tell us (the caller shows the id)."""
+        try:
+            person = await look_up(self._client, user_id)
+        except SlackCallFailed:
+            log.warning("could not look up the name of %s", user_id)
+            return None
+        except ValidationError:
+            return None
+        return person.profile.display_name or person.name or None

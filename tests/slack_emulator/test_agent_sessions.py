@@ -145,7 +145,7 @@ async def test_without_the_stop_subscription_each_status_carries_slacks_warning(
     answer = await client.agents_sessions_setStatus(
         channel_id=QUESTIONS, thread_ts=ts, status="processing"
     )
-    assert answer.data["response_metadata"] == {
+    assert answer["response_metadata"] == {
         "warnings": ["missing_agent_session_stopped_event_subscription"]
     }
 

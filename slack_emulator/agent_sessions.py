@@ -81,6 +81,18 @@ class AgentSessions:
         self._changes.notify()
         return session
 
+    def rename(self, channel: str, thread_ts: str, title: str) -> AgentSession:
+        """Retitle the thread's session; a thread with none is `not_authorized` (as Slack
+        answers agents.sessions.rename before the first setStatus)."""
+        found = self._sessions.get((channel, thread_ts))
+        if found is None:
+            raise SlackError("not_authorized")
+        session = self._sessions[(channel, thread_ts)] = replace(
+            found, title=title, updated_at=self._clock.now()
+        )
+        self._changes.notify()
+        return session
+
     def session(self, channel: str, thread_ts: str) -> AgentSession | None:
         """The thread's session, or None if the app never set one."""
         return self._sessions.get((channel, thread_ts))

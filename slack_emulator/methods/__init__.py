@@ -25,6 +25,7 @@ METHODS: Final[dict[str, Method]] = {
     "chat.getPermalink": Method(chat_methods.get_permalink),
     "assistant.threads.setStatus": Method(chat_methods.set_thread_status),
     "agents.sessions.setStatus": Method(agent_methods.set_session_status),
+    "agents.sessions.rename": Method(agent_methods.rename_session),
     "conversations.history": Method(conversations_methods.history),
     "conversations.replies": Method(conversations_methods.replies),
     "conversations.members": Method(conversations_methods.members),

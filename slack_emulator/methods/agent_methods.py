@@ -1,4 +1,5 @@
-"""agents.sessions.setStatus: an agent session's lifecycle status, creating it if needed.
+"""agents.sessions.setStatus (an agent session's lifecycle status, creating it if needed) and
+agents.sessions.rename (its title, "1-200 characters").
 
 https://docs.slack.dev/reference/methods/agents.sessions.setStatus — required `status`
 (`active | processing | suspended | closed`); `channel_id` ("Required for public channels"),
@@ -79,3 +80,26 @@ def set_session_status(ctx: MethodContext, p: Params) -> JsonDict:
         body["warning"] = MISSING_STOP_SUBSCRIPTION
         body["response_metadata"] = {"warnings": [MISSING_STOP_SUBSCRIPTION]}
     return body
+
+
+def rename_session(ctx: MethodContext, p: Params) -> JsonDict:
+    """agents.sessions.rename: a new title (1 to 200 characters) for the thread's session."""
+    if not ctx.workspace.agent_sessions.declared:
+        raise SlackError(
+            "missing_scope",
+            messages=["[ERROR] only apps declared as agents can set agent sessions"],
+        )
+    title = (p.optional("title") or "").strip()
+    if not 1 <= len(title) <= TITLE_MAX:
+        raise SlackError(
+            "invalid_arguments", messages=[f"[ERROR] title: 1 to {TITLE_MAX} characters"]
+        )
+    channel = bot_channel(ctx, p.optional("channel_id"))
+    thread_ts = p.optional("thread_ts")
+    if thread_ts is None:
+        raise SlackError(
+            "invalid_arguments",
+            messages=["[ERROR] thread_ts is required for a session in a channel thread"],
+        )
+    session = ctx.workspace.agent_sessions.rename(channel.id, thread_ts, title)
+    return {"title": session.title}

@@ -199,3 +199,27 @@ async def test_stop_is_not_offered_without_the_subscription(
     with pytest.raises(SlackError, match="does not subscribe to agent_session_stopped"):
         await emu.person(ALICE).stop_agent_session(QUESTIONS, ts)
     assert emu.deliveries == []
+
+
+async def test_rename_retitles_an_existing_session(
+    emu: SlackEmulator, client: AsyncWebClient
+) -> None:
+    emu.declare_agent()
+    ts = await thread(client)
+    await client.agents_sessions_setStatus(
+        channel_id=QUESTIONS, thread_ts=ts, status="suspended", title="first"
+    )
+    await client.agents_sessions_rename(channel_id=QUESTIONS, thread_ts=ts, title="second")
+    session = emu.agent_session(QUESTIONS, ts)
+    assert session is not None
+    assert session.title == "second"
+
+
+async def test_rename_before_any_status_is_not_authorized(
+    emu: SlackEmulator, client: AsyncWebClient
+) -> None:
+    emu.declare_agent()
+    ts = await thread(client)
+    with pytest.raises(SlackApiError) as raised:
+        await client.agents_sessions_rename(channel_id=QUESTIONS, thread_ts=ts, title="early")
+    assert raised.value.response["error"] == "not_authorized"

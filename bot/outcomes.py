@@ -41,6 +41,7 @@ class Verdict(StrEnum):
     CANCELLED = "cancelled"  # a person chose to discuss instead
     EXPIRED = "expired"  # a plan review's deadline passed without a decision
     FAILED = "failed"  # Slack could not show it, or its answer could not be read
+    STOPPED = "stopped"  # a person pressed Stop on the agent's session in Slack
 
 
 class EventKind(StrEnum):
@@ -63,6 +64,7 @@ class EventKind(StrEnum):
     REMINDED = "reminded"
     ESCALATED = "escalated"  # its SLA ladder asked the policy's `escalate_to` too
     SHOWN = "shown"  # the message now shows the decision
+    STOPPED = "stopped"  # a person pressed Stop on the agent's session (agent_session_stopped)
 
 
 class AskError(BaseModel):
@@ -109,6 +111,10 @@ ENDINGS: dict[Verdict, Ending] = {
         AskState.FAILED, EventKind.EXPIRED, ErrorCode.ASK_ABORTED, ABORTED_MESSAGE
     ),
     Verdict.FAILED: Ending(AskState.FAILED, EventKind.FAILED, ErrorCode.ASK_FAILED),
+    # Not "nobody answered": someone in Slack told the agent to stop; never an approval.
+    Verdict.STOPPED: Ending(
+        AskState.FAILED, EventKind.STOPPED, ErrorCode.ASK_ABORTED, ABORTED_MESSAGE
+    ),
 }
 
 
@@ -122,6 +128,7 @@ class PlanOutcome(StrEnum):
     EXPIRED = "expired"
     WITHDRAWN = "withdrawn"
     FAILED = "failed"  # failed, or (a review has no form) closed
+    STOPPED = "stopped"  # Stop pressed on the agent's session in Slack
 
 
 @dataclass(frozen=True)
@@ -148,6 +155,9 @@ PLAN_ENDINGS: dict[PlanOutcome, PlanEnding] = {
         Verdict.WITHDRAWN, ":heavy_minus_sign:", "Withdrawn, nobody answered"
     ),
     PlanOutcome.FAILED: PlanEnding(Verdict.FAILED, ":warning:", "Could not be collected"),
+    PlanOutcome.STOPPED: PlanEnding(
+        Verdict.STOPPED, ":octagonal_sign:", "Stopped in Slack, not approved"
+    ),
 }
 
 _PLAN_OUTCOME_OF: dict[Verdict, PlanOutcome] = {
@@ -156,6 +166,7 @@ _PLAN_OUTCOME_OF: dict[Verdict, PlanOutcome] = {
     Verdict.WITHDRAWN: PlanOutcome.WITHDRAWN,
     Verdict.FAILED: PlanOutcome.FAILED,
     Verdict.CLOSED: PlanOutcome.FAILED,
+    Verdict.STOPPED: PlanOutcome.STOPPED,
 }
 
 

@@ -199,6 +199,8 @@ class SlackQuestionProvider:
         """Wait until all post-ack work (message updates, replies, status lines) has finished."""
         await self.tasks.idle()
         await self.parts.statuses.sent()
+        if self.parts.sessions is not None:
+            await self.parts.sessions.sent()
 
     async def close(self) -> None:
         """Withdraw our in-process asks, finish background work, close the HTTP session."""

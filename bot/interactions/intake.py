@@ -45,6 +45,7 @@ from bot.interactions.commands import (
     OpenPlan,
     Pick,
     Reply,
+    StopSession,
     SubmitEdit,
     SubmitForm,
     SubmitOther,
@@ -55,6 +56,7 @@ from bot.interactions.edits import Edits
 from bot.interactions.origins import Origins
 from bot.interactions.plan_reviews import PlanReviews
 from bot.interactions.session_grants import SessionGrants
+from bot.interactions.session_stops import SessionStops
 from bot.store import AskStore, InboxItem, InboxKind
 from bot.tasks import Tasks
 
@@ -85,8 +87,10 @@ class Intake:
         *,
         edits: Edits,
         session_grants: SessionGrants,
+        stops: SessionStops | None = None,
     ) -> None:
         self._answering = answering
+        self._stops = stops
         self._edits = edits
         self._session_grants = session_grants
         self._origins = origins
@@ -158,6 +162,9 @@ class Intake:
                 await self._edits.submit(user, meta, values)
             case AllowSession(user, ref):
                 await self._session_grants.allow(user, ref)
+            case StopSession(user, channel, thread_ts):
+                if self._stops is not None:  # an app not declared as an agent has no Stop
+                    await self._stops.stop(user, channel, thread_ts)
             case _:
                 assert_never(command)
 

@@ -65,6 +65,7 @@ class AuditKind(StrEnum):
     ESCALATED = "escalated"
     PURGED = "purged"
     ERASED = "erased"
+    STOPPED = "stopped"  # Stop pressed on the agent's session in Slack
 
 
 class Audited(BaseModel):

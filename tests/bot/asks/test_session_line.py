@@ -170,3 +170,23 @@ async def test_stop_in_slack_ends_the_sessions_pending_ask_as_stopped_in_slack(
         )
         kinds = [event.kind for event in await store.events(second_record.id)]
         assert EventKind.STOPPED in kinds
+
+
+async def test_the_agents_session_ending_closes_its_slack_session(emu: SlackEmulator) -> None:
+    emu.declare_agent()
+    async with running_bot(emu, agent_sessions=True) as bot:
+        agent = Agent("deployer", name="Deploy agent")
+        detach = bot.agents.enter(agent)
+        asking = bot.ask(DB, agent=agent)
+        message = await bot.posted()
+        await emu.person(ALICE).click(message, text="SQLite")
+        await asking
+        detach()
+        await bot.provider.session_ended("deployer")
+        await bot.idle()
+        assert session_calls(emu)[-1] == {
+            "method": "agents.sessions.setStatus",
+            "channel_id": CHANNEL,
+            "thread_ts": str(message.thread_ts),
+            "status": "closed",
+        }

@@ -13,7 +13,7 @@ from bot.outcomes import EventKind, Verdict
 from provider import Agent, ErrorCode, UserQuestionError
 from slack_emulator import RateLimited, SlackEmulator
 
-from ..harness import ALICE, CHANNEL, running_bot
+from ..harness import ALICE, BOB, CHANNEL, running_bot
 from ..interactions.test_one_click import DB
 from ..interactions.test_plan_review import review
 
@@ -190,3 +190,32 @@ async def test_the_agents_session_ending_closes_its_slack_session(emu: SlackEmul
             "thread_ts": str(message.thread_ts),
             "status": "closed",
         }
+
+
+async def test_stop_by_someone_who_may_not_answer_ends_nothing_and_says_who_may(
+    emu: SlackEmulator,
+) -> None:
+    emu.declare_agent()
+    async with running_bot(emu, agent_sessions=True, responders=[BOB]) as bot:
+        agent = Agent("deployer", name="Deploy agent")
+        bot.agents.enter(agent)
+        first = bot.ask(DB, agent=agent)
+        message = await bot.posted()
+        await emu.person(BOB).click(message, text="SQLite")
+        await first
+        await bot.idle()
+        emu.inject("chat.postMessage", RateLimited(retry_after=60), times=None)
+        second = bot.ask(DB, agent=agent)
+        await emu.wait_for(
+            lambda: any(call.status == 429 for call in emu.calls_to("chat.postMessage")),
+            what="the second ask's post held back",
+        )
+        await emu.person(ALICE).stop_agent_session(CHANNEL, str(message.thread_ts))
+        await emu.wait_for(lambda: bool(emu.ephemerals(ALICE)), what="the refusal")
+        assert [e.text for e in emu.ephemerals(ALICE)] == [
+            f"Stop did not end this question: Only <@{BOB}> may answer or stop it, "
+            "so nothing changed."
+        ]
+        assert not second.done()
+        emu.clear_faults()
+        second.cancel()

@@ -6,10 +6,12 @@ An app not declared as an agent keeps the thread status line (assistant.threads.
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 
 from bot.outcomes import EventKind, Verdict
+from bot.store.sqlite import SqliteStore
 from provider import Agent, ErrorCode, UserQuestionError
 from slack_emulator import RateLimited, SlackEmulator
 
@@ -219,3 +221,35 @@ async def test_stop_by_someone_who_may_not_answer_ends_nothing_and_says_who_may(
         assert not second.done()
         emu.clear_faults()
         second.cancel()
+
+
+async def test_on_sqlite_a_stopped_ask_is_stored_with_its_stopped_ending(
+    emu: SlackEmulator, tmp_path: Path
+) -> None:
+    emu.declare_agent()
+    async with (
+        SqliteStore(tmp_path / "asks.db") as store,
+        running_bot(emu, agent_sessions=True, store=store) as bot,
+    ):
+        agent = Agent("deployer", name="Deploy agent")
+        bot.agents.enter(agent)
+        first = bot.ask(DB, agent=agent)
+        message = await bot.posted()
+        await emu.person(ALICE).click(message, text="SQLite")
+        await first
+        await bot.idle()
+        emu.inject("chat.postMessage", RateLimited(retry_after=60), times=None)
+        second = bot.ask(DB, agent=agent)
+        await emu.wait_for(
+            lambda: any(call.status == 429 for call in emu.calls_to("chat.postMessage")),
+            what="the second ask's post held back",
+        )
+        await emu.person(ALICE).stop_agent_session(CHANNEL, str(message.thread_ts))
+        with pytest.raises(UserQuestionError):
+            await asyncio.wait_for(second, 10)
+        emu.clear_faults()
+        await bot.idle()
+        stopped = [r for r in await store.recent() if r.verdict is Verdict.STOPPED]
+    assert [(r.decided_by, r.error.code if r.error else None) for r in stopped] == [
+        (ALICE, ErrorCode.ASK_ABORTED)
+    ]

@@ -94,9 +94,16 @@ class SessionStates:
         self._change((channel, thread_ts))
 
     def settled(self, ask_id: str, channel: str, thread_ts: str) -> None:
-        """Ask `ask_id` no longer waits: the agent is processing again once none does."""
+        """Ask `ask_id` no longer waits: the agent is processing again once none does.
+
+        A session this process never showed was suspended by another replica (which posted
+        the ask); unlike a status line it never lapses, so it is moved on from here too. An
+        ask of that thread still waiting on the other replica is shown again at its next
+        change there."""
         session = self._sessions.get((channel, thread_ts))
-        if session is None or session.waiting.pop(ask_id, None) is None:
+        if session is None:
+            self._session((channel, thread_ts))
+        elif session.waiting.pop(ask_id, None) is None:
             return
         self._change((channel, thread_ts))
 

@@ -183,6 +183,14 @@ def load_config(env: Mapping[str, str], args: argparse.Namespace) -> Config:
             problems.append(f"SLACK_QUESTIONS_REVIEW_POLICY: {error}")
 
     db_path, postgres_url = _store_of(args.db or get("SLACK_QUESTIONS_DB"), problems)
+    agent_sessions = (get("SLACK_QUESTIONS_AGENT_SESSIONS") or "0").lower()
+    if agent_sessions not in ("0", "1", "true", "false"):
+        problems.append(
+            "SLACK_QUESTIONS_AGENT_SESSIONS must be 1 (the app is declared as an agent: "
+            f"features.agent_view in its manifest) or 0, not {agent_sessions!r}"
+        )
+    elif agent_sessions in ("1", "true"):
+        settings = settings.model_copy(update={"agent_sessions": True})
     metrics = (get("SLACK_QUESTIONS_METRICS") or "0").lower()
     if metrics not in ("0", "1", "true", "false"):
         problems.append(f"SLACK_QUESTIONS_METRICS must be 1 (serve /metrics) or 0, not {metrics!r}")

@@ -41,6 +41,7 @@ class Verdict(StrEnum):
     CANCELLED = "cancelled"  # a person chose to discuss instead
     EXPIRED = "expired"  # a plan review's deadline passed without a decision
     FAILED = "failed"  # Slack could not show it, or its answer could not be read
+    STOPPED = "stopped"  # a person pressed Stop on the agent's session in Slack
 
 
 class EventKind(StrEnum):
@@ -67,6 +68,7 @@ class EventKind(StrEnum):
     RELEASED = "released"  # its holder gave it back to the pool
     CLAIM_LAPSED = "claim_lapsed"  # its claim ran out (`claim_lapse`): back with the pool
     REASSIGNED = "reassigned"  # handed to a named person, who holds it now
+    STOPPED = "stopped"  # a person pressed Stop on the agent's session (agent_session_stopped)
 
 
 class AskError(BaseModel):
@@ -113,6 +115,10 @@ ENDINGS: dict[Verdict, Ending] = {
         AskState.FAILED, EventKind.EXPIRED, ErrorCode.ASK_ABORTED, ABORTED_MESSAGE
     ),
     Verdict.FAILED: Ending(AskState.FAILED, EventKind.FAILED, ErrorCode.ASK_FAILED),
+    # Not "nobody answered": someone in Slack told the agent to stop; never an approval.
+    Verdict.STOPPED: Ending(
+        AskState.FAILED, EventKind.STOPPED, ErrorCode.ASK_ABORTED, ABORTED_MESSAGE
+    ),
 }
 
 
@@ -126,6 +132,7 @@ class PlanOutcome(StrEnum):
     EXPIRED = "expired"
     WITHDRAWN = "withdrawn"
     FAILED = "failed"  # failed, or (a review has no form) closed
+    STOPPED = "stopped"  # Stop pressed on the agent's session in Slack
 
 
 @dataclass(frozen=True)
@@ -152,6 +159,9 @@ PLAN_ENDINGS: dict[PlanOutcome, PlanEnding] = {
         Verdict.WITHDRAWN, ":heavy_minus_sign:", "Withdrawn, nobody answered"
     ),
     PlanOutcome.FAILED: PlanEnding(Verdict.FAILED, ":warning:", "Could not be collected"),
+    PlanOutcome.STOPPED: PlanEnding(
+        Verdict.STOPPED, ":octagonal_sign:", "Stopped in Slack, not approved"
+    ),
 }
 
 _PLAN_OUTCOME_OF: dict[Verdict, PlanOutcome] = {
@@ -160,6 +170,7 @@ _PLAN_OUTCOME_OF: dict[Verdict, PlanOutcome] = {
     Verdict.WITHDRAWN: PlanOutcome.WITHDRAWN,
     Verdict.FAILED: PlanOutcome.FAILED,
     Verdict.CLOSED: PlanOutcome.FAILED,
+    Verdict.STOPPED: PlanOutcome.STOPPED,
 }
 
 

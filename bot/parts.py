@@ -20,6 +20,7 @@ from bot.asks.deadlines import Deadlines
 from bot.asks.lifecycle import Asks
 from bot.asks.observers import AskMetrics, AskObserver, Observers, TransitionLog, WaitingLine
 from bot.asks.posting import Posting
+from bot.asks.session_line import SessionLine
 from bot.clock import Clock, SystemClock
 from bot.flags import StartupError as StartupError
 from bot.interactions.admission import Admission
@@ -36,6 +37,7 @@ from bot.interactions.intake import Intake
 from bot.interactions.origins import BotIdentity, Origins
 from bot.interactions.plan_reviews import PlanReviews
 from bot.interactions.session_grants import SessionGrants
+from bot.interactions.session_stops import SessionStops
 from bot.interactions.team_commands import Subcommand, Subcommands
 from bot.metrics import Metrics
 from bot.review import ReviewPolicies
@@ -55,6 +57,7 @@ from bot.slack.memberships import ChannelMembers
 from bot.slack.messages import AskMessages
 from bot.slack.pacing import ChannelPosts
 from bot.slack.responders import AnyoneInChannel, Responders
+from bot.slack.session_states import SessionStates
 from bot.slack.status_line import ThreadStatuses
 from bot.slack.threads import Threads
 from bot.slack.users import Users
@@ -82,6 +85,9 @@ class SlackSettings(BaseModel):
     api_url: str = SLACK_API_URL
     review: ReviewPolicies = ReviewPolicies()
     call_timeout: float = CALL_TIMEOUT_SECONDS  # a Web API call that takes longer has failed
+    # The app is declared as an agent (SLACK_QUESTIONS_AGENT_SESSIONS=1): each agent thread is
+    # a Slack agent session (agents.sessions.setStatus) instead of a thread status line.
+    agent_sessions: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -97,6 +103,7 @@ class Parts:
     tasks: Tasks
     clock: Clock
     statuses: ThreadStatuses
+    sessions: SessionStates | None  # when the app is declared as an agent
     posts: ChannelPosts
     threads: Threads
     messages: AskMessages
@@ -124,6 +131,8 @@ class Parts:
         await self.deadlines.close()
         await self.claim_lapses.close()
         await self.statuses.close()
+        if self.sessions is not None:
+            await self.sessions.close()
         if self.owns_store:
             await self.store.close()
         await self.session.close()
@@ -155,7 +164,11 @@ def build(
     # on real time too, not on the asks' clock (a test's ManualClock counts its sleepers; a
     # renewal timer there would be taken for a deadline's).
     statuses = ThreadStatuses(client, SystemClock())
-    observers: list[AskObserver] = [TransitionLog(clock), WaitingLine(statuses)]
+    sessions = SessionStates(client) if settings.agent_sessions else None
+    observers: list[AskObserver] = [
+        TransitionLog(clock),
+        WaitingLine(statuses) if sessions is None else SessionLine(sessions),
+    ]
     if metrics is not None:
         observers.append(AskMetrics(metrics))
     kept = store or MemoryStore()
@@ -249,6 +262,7 @@ def build(
         claims=claims,
         feedback=feedback,
         always=AlwaysAllow(asks, admission, messages, settings.review, kept, clock),
+        stops=SessionStops(asks, admission, messages, kept, sessions) if sessions else None,
     )
     # `/agent-questions <word>`: each feature's subcommand, one entry per line.
     subcommand_list: dict[str, Subcommand] = {
@@ -276,6 +290,7 @@ def build(
         tasks=tasks,
         clock=clock,
         statuses=statuses,
+        sessions=sessions,
         posts=posts,
         threads=threads,
         messages=messages,

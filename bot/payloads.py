@@ -149,6 +149,18 @@ class MessageEvent(SlackModel):
     bot_id: str | None = None
 
 
+class AgentSessionStopped(SlackModel):
+    """An `agent_session_stopped` event: a person pressed Stop on the app's agent session
+    (https://docs.slack.dev/reference/events/agent_session_stopped)."""
+
+    type: Literal["agent_session_stopped"]
+    channel: str
+    user: str
+    thread_ts: str
+    event_ts: str
+    streaming_message_ts: list[str] = Field(default_factory=list)
+
+
 class Team(SlackModel):
     """A workspace reference (`team` of an interaction)."""
 

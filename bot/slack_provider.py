@@ -195,10 +195,22 @@ class SlackQuestionProvider:
             return  # it failed to post: there is nothing to withdraw
         await self.asks.settle(record.id, Verdict.WITHDRAWN, reason=reason)
 
+    async def session_ended(self, agent_id: str) -> None:
+        """The agent session `agent_id` ended (its host detached it): where the app is
+        declared as an agent, its thread's Slack session is `closed`. Its asks still pending
+        are the asker's to withdraw; nothing else changes."""
+        if self.parts.sessions is None:
+            return
+        ref = await self.parts.store.thread(agent_id)
+        if ref is not None and ref.thread_ts is not None:
+            self.parts.sessions.ended(ref.channel, ref.thread_ts)
+
     async def idle(self) -> None:
         """Wait until all post-ack work (message updates, replies, status lines) has finished."""
         await self.tasks.idle()
         await self.parts.statuses.sent()
+        if self.parts.sessions is not None:
+            await self.parts.sessions.sent()
 
     async def close(self) -> None:
         """Withdraw our in-process asks, finish background work, close the HTTP session."""

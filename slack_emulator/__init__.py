@@ -3,6 +3,7 @@
 It imports nothing from the rest of `bot` or from `provider`. See README.md beside this file.
 """
 
+from slack_emulator.agent_sessions import AgentSession
 from slack_emulator.block_checks import Issue, check_blocks, check_view
 from slack_emulator.block_limits import LIMITS, Limit
 from slack_emulator.emoji import EMOJI
@@ -31,6 +32,7 @@ __all__ = [
     "DEFAULT_SIGNING_SECRET",
     "EMOJI",
     "LIMITS",
+    "AgentSession",
     "ApiCall",
     "ApiError",
     "AppIdentity",

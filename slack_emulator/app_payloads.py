@@ -208,6 +208,22 @@ def app_home_opened_event(
     return event
 
 
+def agent_session_stopped_event(
+    *, user: User, channel: Channel, thread_ts: str, event_ts: str
+) -> JsonDict:
+    """`agent_session_stopped`: a person pressed Stop on the app's processing session. No
+    stream of ours is ever in progress, so `streaming_message_ts` is empty ("It is an empty
+    array when no stream was active")."""
+    return {
+        "type": "agent_session_stopped",
+        "channel": channel.id,
+        "user": user.id,
+        "thread_ts": thread_ts,
+        "streaming_message_ts": [],
+        "event_ts": event_ts,
+    }
+
+
 def slash_command(
     *,
     app: AppIdentity,

@@ -10,6 +10,7 @@ from types import TracebackType
 
 from aiohttp import web
 
+from slack_emulator.agent_sessions import AgentSession
 from slack_emulator.core import Core, build_core
 from slack_emulator.delivery import DeliverySettings, delivering_to
 from slack_emulator.faults import Fault, Faults
@@ -285,6 +286,19 @@ class SlackEmulator:
         """The app's status line under the thread (assistant.threads.setStatus) now: None
         when never set, cleared by an empty status or the app's reply, or two minutes old."""
         return self._core.workspace.thread_status(channel, thread_ts)
+
+    def declare_agent(self, *, subscribed: bool = True) -> None:
+        """Declare the app as an agent (app settings, the manifest's `features.agent_view`),
+        so agents.sessions.setStatus serves it; `subscribed`: it subscribes to
+        `agent_session_stopped` (else setStatus warns and people get no Stop button)."""
+        sessions = self._core.workspace.agent_sessions
+        sessions.declared = True
+        sessions.subscribed = subscribed
+
+    def agent_session(self, channel: str, thread_ts: str) -> AgentSession | None:
+        """The app's agent session in the thread (agents.sessions.setStatus): its status,
+        title, initiator and when it last changed; None if never set."""
+        return self._core.workspace.agent_sessions.session(channel, thread_ts)
 
     def channel_messages(self, channel: str) -> list[Message]:
         """Top-level messages, oldest first."""

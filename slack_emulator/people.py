@@ -316,6 +316,22 @@ class Person:
         )
         return await core.deliverer.event(self._envelope(event))
 
+    async def stop_agent_session(self, channel: str, thread_ts: str) -> Delivery:
+        """Press the native Stop button of the app's agent session in the thread: the app
+        gets `agent_session_stopped`. Slack shows it only while the session is processing
+        and the app subscribes to the event; otherwise this raises `SlackError` saying so.
+        The session's status is left as it was: moving it on is the app's job."""
+        conversation = self._channel_for_posting(channel)
+        core = self._core
+        session = core.workspace.agent_sessions.stoppable(conversation.id, thread_ts)
+        event = app_payloads.agent_session_stopped_event(
+            user=self.user,
+            channel=conversation,
+            thread_ts=session.thread_ts,
+            event_ts=core.ids.ts(),
+        )
+        return await core.deliverer.event(self._envelope(event))
+
     # internals ------------------------------------------------------------------------
 
     async def _use(

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from slack_emulator import elements
+from slack_emulator.agent_sessions import AgentSessions
 from slack_emulator.changes import Changes
 from slack_emulator.identity import AppIdentity
 from slack_emulator.ids import Ids
@@ -62,6 +63,8 @@ class Workspace:
         self._modals: dict[str, list[View]] = {}
         self._homes: dict[str, View] = {}
         self._thread_statuses: dict[tuple[str, str], ThreadStatus] = {}
+        self.agent_sessions = AgentSessions(changes, clock)
+        """Agent sessions (agents.sessions.setStatus), and whether the app is an agent."""
         self.add_user(app.bot_user_id, name=app.bot_name, real_name=app.bot_name, is_bot=True)
 
     # directory ----------------------------------------------------------------------

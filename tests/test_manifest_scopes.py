@@ -24,6 +24,10 @@ METHOD_SCOPES: Final[dict[str, frozenset[str]]] = {
     # Accepts chat:write since 2026-03 (changelog "Set status method scope update"), so a
     # channel app can show a thread status without assistant:write.
     "assistant.threads.setStatus": frozenset({"chat:write"}),
+    # A declared agent's thread sessions: "The chat:write scope is required to manage
+    # thread-based sessions" (docs.slack.dev, agent sessions).
+    "agents.sessions.setStatus": frozenset({"chat:write"}),
+    "agents.sessions.rename": frozenset({"chat:write"}),
     "chat.getPermalink": frozenset(),
     "conversations.members": frozenset({"channels:read", "groups:read"}),
     "conversations.info": frozenset({"channels:read", "groups:read"}),

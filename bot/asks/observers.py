@@ -105,6 +105,7 @@ ENDINGS_BY_EVENT: Final = {
     EventKind.CANCELLED: Verdict.CANCELLED,
     EventKind.EXPIRED: Verdict.EXPIRED,
     EventKind.FAILED: Verdict.FAILED,
+    EventKind.STOPPED: Verdict.STOPPED,
 }
 """The events that end an ask, and the ending each stands for."""
 

@@ -40,6 +40,7 @@ from bot.block_ids import (
 )
 from bot.payloads import Action as ActionPayload
 from bot.payloads import (
+    AgentSessionStopped,
     BlockActions,
     MessageEvent,
     SlackModel,
@@ -155,6 +156,15 @@ class Reply(_Command):
     channel: str
     thread_ts: str
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class StopSession(_Command):
+    """A person pressed Stop on the agent session of a thread (`agent_session_stopped`)."""
+
+    user: str
+    channel: str
+    thread_ts: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,6 +345,7 @@ Command = (
     | SubmitEdit
     | CloseForm
     | Reply
+    | StopSession
     | Approve
     | Discuss
     | OpenForm
@@ -368,6 +379,8 @@ def parse(kind: InboxKind, body: dict[str, object]) -> Command | None:
         return _view_submission(body)
     if kind is InboxKind.VIEW_CLOSED:
         return _view_closed(body)
+    if kind is InboxKind.AGENT_SESSION_STOPPED:
+        return _session_stopped(body)
     return _message(body)
 
 
@@ -565,3 +578,11 @@ def _message(body: dict[str, object]) -> Command | None:
     if message is None or message.thread_ts is None or message.user is None:
         return None
     return Reply(message.user, message.channel, message.thread_ts, message.text)
+
+
+def _session_stopped(body: dict[str, object]) -> Command | None:
+    event = body.get("event")
+    stopped = read(AgentSessionStopped, event) if isinstance(event, dict) else None
+    if stopped is None:
+        return None
+    return StopSession(stopped.user, stopped.channel, stopped.thread_ts)

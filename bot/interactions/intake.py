@@ -56,6 +56,7 @@ from bot.interactions.commands import (
     Release,
     Reply,
     Revoke,
+    StopSession,
     SubmitAlways,
     SubmitEdit,
     SubmitForm,
@@ -71,6 +72,7 @@ from bot.interactions.grant_list import GrantList
 from bot.interactions.origins import Origins
 from bot.interactions.plan_reviews import PlanReviews
 from bot.interactions.session_grants import SessionGrants
+from bot.interactions.session_stops import SessionStops
 from bot.store import AskStore, InboxItem, InboxKind
 from bot.tasks import Tasks
 
@@ -112,11 +114,13 @@ class Intake:
         claims: Claims,
         feedback: FeedbackDesk,
         always: AlwaysAllow,
+        stops: SessionStops | None = None,
     ) -> None:
         self._answering = answering
         self._grant_list = grant_list
         self._claims = claims
         self._feedback = feedback
+        self._stops = stops
         self._edits = edits
         self._session_grants = session_grants
         self._always = always
@@ -213,6 +217,9 @@ class Intake:
                 await self._always.open(user, ref, trigger_id, push=push)
             case SubmitAlways(user, meta, values):
                 await self._always.submit(user, meta, values)
+            case StopSession(user, channel, thread_ts):
+                if self._stops is not None:  # an app not declared as an agent has no Stop
+                    await self._stops.stop(user, channel, thread_ts)
             case _:
                 assert_never(command)
 

@@ -59,6 +59,8 @@ def register_listeners(app: AsyncApp, intake: Intake) -> None:
     app.view_closed(Callback.FORM)(_to(intake, InboxKind.VIEW_CLOSED))
     # Bolt acks an event once its listener returns (`process_before_response`).
     app.event("message")(_to(intake, InboxKind.MESSAGE))
+    # Stop pressed on an agent's session (an app declared as an agent): its asks end.
+    app.event("agent_session_stopped")(_to(intake, InboxKind.AGENT_SESSION_STOPPED))
 
     @app.action(Action.INPUT)
     async def on_input(ack: AsyncAck) -> None:

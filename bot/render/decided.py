@@ -73,6 +73,10 @@ def verdict_line(settlement: Settlement) -> str:
             return f":alarm_clock: Expired, nobody answered{reason} · {stamp}"
         case Verdict.FAILED:
             return f":warning: Could not be collected{reason} · {stamp}"
+        case Verdict.STOPPED:
+            return (
+                f":octagonal_sign: Stopped in Slack by {who}; the agent was told to stop · {stamp}"
+            )
 
 
 def settled_message(layout: AskLayout, part_number: int, settlement: Settlement) -> MessageContent:

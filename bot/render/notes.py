@@ -19,5 +19,7 @@ def settled_note(verdict: Verdict | None, decided_by: str | None) -> str:
             return "This question expired before anyone answered."
         case Verdict.FAILED:
             return "This question could not be collected."
+        case Verdict.STOPPED:
+            return f"{by or 'Someone'} stopped the agent's session in Slack; no answer is needed."
         case Verdict.WITHDRAWN | None:
             return "The agent withdrew this question; no answer is needed."

@@ -267,6 +267,8 @@ def settled_plan_review(
             line = f"{row.emoji} *{row.words}*{_reason(settlement)} · {stamp}"
         case PlanOutcome.FAILED:
             line = f"{row.emoji} {row.words}{_reason(settlement)} · {stamp}"
+        case PlanOutcome.STOPPED:
+            line = f"{row.emoji} *{row.words}* by {who} · {stamp}"
     amended = _amended(item) if outcome is PlanOutcome.APPROVED else None
     revision = (
         [

@@ -376,6 +376,8 @@ def _outcome(record: AskRecord, verdict: Verdict) -> str:
             return ":alarm_clock: Expired, nobody answered" + _colon(_reason(record))
         case Verdict.FAILED:
             return ":warning: Failed" + _colon(_reason(record))
+        case Verdict.STOPPED:
+            return f":octagonal_sign: Stopped in Slack by {who}"
 
 
 def _tool_outcome(record: AskRecord, verdict: Verdict, grants: Mapping[str, Grant]) -> str | None:

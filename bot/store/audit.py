@@ -75,6 +75,7 @@ class AuditKind(StrEnum):
     DELEGATED = "delegated"  # an out-of-office delegate set: they may answer as the delegator
     DELEGATION_ENDED = "delegation_ended"  # turned off before its end
     EDITED = "edited"  # "Edit and allow" / "Edit and approve": the diff of what the agent runs
+    STOPPED = "stopped"  # Stop pressed on the agent's session in Slack
 
 
 class Audited(BaseModel):

@@ -213,6 +213,7 @@ class InboxKind(StrEnum):
     VIEW_SUBMISSION = "view_submission"
     VIEW_CLOSED = "view_closed"
     MESSAGE = "message"
+    AGENT_SESSION_STOPPED = "agent_session_stopped"  # Stop pressed on an agent's session
 
 
 class InboxItem(Record):

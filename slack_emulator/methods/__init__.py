@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Final
 
 from slack_emulator.methods import (
+    agent_methods,
     chat_methods,
     conversations_methods,
     directory_methods,
@@ -24,6 +25,8 @@ METHODS: Final[dict[str, Method]] = {
     "chat.postEphemeral": Method(chat_methods.post_ephemeral),
     "chat.getPermalink": Method(chat_methods.get_permalink),
     "assistant.threads.setStatus": Method(chat_methods.set_thread_status),
+    "agents.sessions.setStatus": Method(agent_methods.set_session_status),
+    "agents.sessions.rename": Method(agent_methods.rename_session),
     "conversations.history": Method(conversations_methods.history),
     "conversations.replies": Method(conversations_methods.replies),
     "conversations.members": Method(conversations_methods.members),

@@ -111,6 +111,7 @@ async def running_bot(
     review: ReviewPolicies | None = None,
     clock: Clock | None = None,
     call_timeout: float = 30.0,
+    agent_sessions: bool = False,
 ) -> AsyncIterator[Bot]:
     """Start the provider against `emu`, serve its Bolt app on 127.0.0.1, register it."""
     settings = SlackSettings(
@@ -121,6 +122,7 @@ async def running_bot(
         api_url=emu.api_url,
         review=review or ReviewPolicies(),
         call_timeout=call_timeout,
+        agent_sessions=agent_sessions,
     )
     provider = await SlackQuestionProvider.start(settings, store=store, clock=clock)
     runner = web.AppRunner(provider.app.web_app(path="/slack/events"), shutdown_timeout=1.0)

@@ -74,6 +74,7 @@ class AuditKind(StrEnum):
     RULE_CREATED = "rule_created"  # a rule saved with "Always allow"
     DELEGATED = "delegated"  # an out-of-office delegate set: they may answer as the delegator
     DELEGATION_ENDED = "delegation_ended"  # turned off before its end
+    RULE_REVOKED = "rule_revoked"  # a saved rule revoked: it allows nothing from then on
 
 
 class Audited(BaseModel):

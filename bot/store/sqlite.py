@@ -515,6 +515,25 @@ class SqliteStore(Connected[SqliteFile]):
 
         return await self._db.run(every)
 
+    async def revoke_rule(self, name: str, by: str, at: float) -> StoredRule | None:
+        """See `AskStore.revoke_rule`: one conditional UPDATE, then a read, under the write
+        lock."""
+
+        def revoke(conn: sqlite3.Connection) -> StoredRule | None:
+            with transaction(conn):
+                conn.execute(
+                    "UPDATE stored_rules SET record = json_set(record, '$.revoked_at', ?,"
+                    " '$.revoked_by', ?) WHERE name = ?"
+                    " AND json_extract(record, '$.revoked_at') IS NULL",
+                    (at, by, name),
+                )
+                row = conn.execute(
+                    "SELECT record FROM stored_rules WHERE name = ?", (name,)
+                ).fetchone()
+            return None if row is None else StoredRule.model_validate_json(row[0])
+
+        return await self._db.run(revoke)
+
     # --- delegations -----------------------------------------------------------------------
 
     async def set_delegation(self, delegation: Delegation) -> None:

@@ -189,12 +189,11 @@ def grant_blocks(
 
 def _not_shown(grants: int, rules: int) -> str:
     """ "…and 3 more grants are not shown", naming saved rules only when some are cut."""
-    if not rules:
-        what = "grant is" if grants == 1 else "grants are"
-        return f"…and {grants} more {what} not shown."
-    parts = [f"{grants} grant{'' if grants == 1 else 's'}"] if grants else []
-    parts.append(f"{rules} saved rule{'' if rules == 1 else 's'}")
-    return f"…and {' and '.join(parts)} more are not shown."
+    parts = [f"{grants} more grant{'' if grants == 1 else 's'}"] if grants else []
+    if rules:
+        parts.append(f"{rules} more saved rule{'' if rules == 1 else 's'}")
+    verb = "is" if grants + rules == 1 else "are"
+    return f"…and {' and '.join(parts)} {verb} not shown."
 
 
 def grants_message(

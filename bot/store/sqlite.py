@@ -516,21 +516,24 @@ class SqliteStore(Connected[SqliteFile]):
         return await self._db.run(every)
 
     async def revoke_rule(self, name: str, by: str, at: float) -> StoredRule | None:
-        """See `AskStore.revoke_rule`: one conditional UPDATE, then a read, under the write
-        lock."""
+        """See `AskStore.revoke_rule`: read and written under the write lock (the record is
+        rewritten whole: SQLite's JSON functions would round `at` to 15 digits)."""
 
         def revoke(conn: sqlite3.Connection) -> StoredRule | None:
             with transaction(conn):
-                conn.execute(
-                    "UPDATE stored_rules SET record = json_set(record, '$.revoked_at', ?,"
-                    " '$.revoked_by', ?) WHERE name = ?"
-                    " AND json_extract(record, '$.revoked_at') IS NULL",
-                    (at, by, name),
-                )
                 row = conn.execute(
                     "SELECT record FROM stored_rules WHERE name = ?", (name,)
                 ).fetchone()
-            return None if row is None else StoredRule.model_validate_json(row[0])
+                if row is None:
+                    return None
+                stored = StoredRule.model_validate_json(row[0])
+                if stored.revoked_at is None:
+                    stored = stored.model_copy(update={"revoked_at": at, "revoked_by": by})
+                    conn.execute(
+                        "UPDATE stored_rules SET record = ? WHERE name = ?",
+                        (stored.model_dump_json(), name),
+                    )
+            return stored
 
         return await self._db.run(revoke)
 

@@ -617,8 +617,9 @@ async def test_a_second_rule_of_the_same_name_is_refused_and_the_first_kept(
 
 async def test_revoking_a_rule_stores_who_revoked_it_when(store: AskStore) -> None:
     await store.add_rule(saved_rule())
-    revoked = saved_rule().model_copy(update={"revoked_at": 1500.5, "revoked_by": "U0BOB"})
-    assert await store.revoke_rule("bash-git-status", "U0BOB", 1500.5) == revoked
+    at = 1796284306.1234567  # a clock's reading, every digit of it kept
+    revoked = saved_rule().model_copy(update={"revoked_at": at, "revoked_by": "U0BOB"})
+    assert await store.revoke_rule("bash-git-status", "U0BOB", at) == revoked
     assert await store.rules() == [revoked]
 
 

@@ -38,11 +38,6 @@ class SavedRules:
         """The saved rule of this name, whatever its state."""
         return next((r for r in await self._store.rules() if r.name == name), None)
 
-    async def active(self) -> list[StoredRule]:
-        """The saved rules that allow calls now (neither revoked nor expired), oldest first."""
-        now = self._clock.now()
-        return [rule for rule in await self._store.rules() if rule.active(now)]
-
     async def revoke(self, name: str, by: str) -> RuleRevoked:
         """Revoke the rule as `by`, now; idempotent: a rule revoked before keeps its first
         revocation, and only the revoke that ended it is chained."""

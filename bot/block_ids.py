@@ -250,3 +250,8 @@ class ViewMeta(BaseModel):
     # "Always allow": a digest of the rule the modal shows in words, so the rule saved is
     # the one the reviewer read (`bot.render.always_allow`).
     shown: str | None = None
+
+
+# A Revoke (`Action.REVOKE`) whose value starts so names a rule saved with "Always allow"
+# (`rule:<name>`); any other value is a grant's id, and grant ids never start so.
+RULE_REVOKE_PREFIX: Final = "rule:"

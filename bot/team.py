@@ -196,7 +196,7 @@ class TeamView:
     ) -> None:
         """Publish the team view as `user`'s Home tab, with `filters` applied (none: every
         recent ask): the filters, each agent's figures over what they let through, the lists,
-        then the grants they may revoke (`grants_notice`: what their last Revoke there did)."""
+        then the grants and saved rules they may revoke (`grants_notice`: what their last Revoke there did)."""
         chosen = filters or HomeFilter()
         if chosen.active:
             # Beyond the newest asks: a period or an agent reaches back FILTERED_ASKS asks.
@@ -210,6 +210,7 @@ class TeamView:
         shown = [r for r in seen.records if chosen.matches(r, now)]
         links = await self.links(shown)
         grants = await self.grants.seen_by(user) if self.grants is not None else None
+        rules = await self.grants.rules_seen_by(user) if self.grants is not None else []
         view = home_view(
             shown,
             links,
@@ -223,6 +224,7 @@ class TeamView:
             grants=grants,
             grants_notice=grants_notice,
             deciders=await self.deciding_grants(shown),
+            rules=rules,
         )
         try:
             await self.client.views_publish(user_id=user, view=view)

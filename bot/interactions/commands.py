@@ -27,6 +27,7 @@ from bot.block_ids import (
     FEEDBACK_WRONG,
     HOME_FILTERS,
     PICK_PATTERN,
+    RULE_REVOKE_PREFIX,
     Action,
     AskRef,
     Callback,
@@ -89,6 +90,16 @@ class Revoke(_Command):
 
     user: str
     grant_id: str
+    response_url: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RevokeRule(_Command):
+    """Revoke clicked beside a rule saved with "Always allow" (a Revoke whose value is
+    `rule:<name>`), where `Revoke` is."""
+
+    user: str
+    name: str
     response_url: str | None
 
 
@@ -339,6 +350,7 @@ Command = (
     Pick
     | AllowSession
     | Revoke
+    | RevokeRule
     | SubmitPart
     | SubmitForm
     | SubmitOther
@@ -469,12 +481,17 @@ def _block_actions(body: dict[str, object]) -> Command | None:
     assert_never(control)  # a new control needs its command here
 
 
-def _revoke(user: str, action: ActionPayload, body: dict[str, object]) -> Revoke | None:
+def _revoke(
+    user: str, action: ActionPayload, body: dict[str, object]
+) -> Revoke | RevokeRule | None:
     payload = read(BlockActions, body)
     if payload is None or not action.value:
         return None
-    on_home = payload.container.type == "view"
-    return Revoke(user, action.value, None if on_home else payload.response_url)
+    where = None if payload.container.type == "view" else payload.response_url
+    if action.value.startswith(RULE_REVOKE_PREFIX):
+        name = action.value[len(RULE_REVOKE_PREFIX) :]
+        return RevokeRule(user, name, where) if name else None
+    return Revoke(user, action.value, where)
 
 
 _VERDICTS: Final = {FEEDBACK_RIGHT: FeedbackVerdict.RIGHT, FEEDBACK_WRONG: FeedbackVerdict.WRONG}

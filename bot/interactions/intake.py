@@ -56,6 +56,7 @@ from bot.interactions.commands import (
     Release,
     Reply,
     Revoke,
+    RevokeRule,
     StopSession,
     SubmitAlways,
     SubmitEdit,
@@ -205,6 +206,8 @@ class Intake:
                 await self._session_grants.allow(user, ref)
             case Revoke(user, grant_id, response_url):
                 await self._grant_list.revoke(user, grant_id, response_url)
+            case RevokeRule(user, name, response_url):
+                await self._grant_list.revoke_rule(user, name, response_url)
             case Claim() | Release() | OpenReassign() | SubmitReassign():
                 await self._claimed(command)
             case GiveFeedback(user, ask_id, verdict, home):

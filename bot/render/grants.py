@@ -1,7 +1,8 @@
-"""Grants in words, with a Revoke button each: `/agent-questions grants` and the Home tab's
-"Grants" section.
+"""Grants and saved rules in words, with a Revoke button each: `/agent-questions grants` and
+the Home tab's "Grants" section.
 
-Pure: grants in, Block Kit out. Each grant reads as what it covers — the tool, each argument
+Pure: grants and rules saved with "Always allow" in, Block Kit out. A rule's Revoke carries
+`rule:<name>` (`RULE_REVOKE_PREFIX`), a grant's its id, so one action tells them apart. Each grant reads as what it covers — the tool, each argument
 pattern, whose calls (this session, this agent, everyone) —, who granted it when, and when it
 expires. Tool names, fields, patterns and subjects come from agents' calls: each is shown as
 inline code, escaped, so none can ping, link or pass for the bot's words.
@@ -24,14 +25,14 @@ from slack_sdk.models.blocks import (
     SectionBlock,
 )
 
-from bot.block_ids import Action
+from bot.block_ids import RULE_REVOKE_PREFIX, Action
 from bot.render.agent_text import code_span
 from bot.render.decided import when
 from bot.render.message import MessageContent
 from bot.render.question import SECTION_TEXT_MAX
 from bot.render.text import cut_escaped
 from bot.review import REGEX_PREFIX
-from bot.store import Grant
+from bot.store import Grant, StoredRule
 
 GRANTS_TITLE: Final = "Grants"
 NO_GRANTS: Final = (
@@ -70,8 +71,8 @@ def _pattern_words(pattern: str) -> str:
     return f"matches {code_span(pattern, PATTERN_MAX)}"
 
 
-def covers_words(grant: Grant) -> str:
-    """What a grant covers, in words: tool, argument patterns, and whose calls."""
+def covers_words(grant: Grant | StoredRule) -> str:
+    """What a grant (or saved rule) covers, in words: tool, argument patterns, whose calls."""
     tool = code_span(grant.tool, NAME_MAX)
     fields = [
         f"{code_span(name, NAME_MAX)} {_pattern_words(pattern)}"
@@ -116,12 +117,40 @@ def revoke_button(grant: Grant) -> ButtonElement:
     )
 
 
+def rule_text(rule: StoredRule) -> str:
+    """One saved rule: its name and what it covers, then who saved it when and its expiry."""
+    expires = f"expires {when(rule.expires_at)}" if rule.expires_at is not None else "never expires"
+    name = code_span(rule.name, NAME_MAX)
+    meta = f"Saved by <@{rule.created_by}> {when(rule.created_at)} · {expires}"
+    return cut_escaped(f"Rule {name}: {covers_words(rule)}\n{meta}", SECTION_TEXT_MAX)
+
+
+def rule_revoke_button(rule: StoredRule) -> ButtonElement:
+    """Revoke, confirmed first: the rule's next matching call is asked in Slack again."""
+    return ButtonElement(
+        action_id=Action.REVOKE,
+        text=PlainTextObject(text="Revoke"),
+        value=f"{RULE_REVOKE_PREFIX}{rule.name}",
+        style="danger",
+        confirm=ConfirmObject(
+            title="Revoke this rule?",
+            text=PlainTextObject(text="Its next matching call is asked in Slack.", emoji=False),
+            confirm="Revoke",
+            deny="Keep it",
+        ),
+    )
+
+
 def grant_blocks(
-    grants: Sequence[Grant], *, max_blocks: int, notice: str | None = None
+    grants: Sequence[Grant],
+    *,
+    max_blocks: int,
+    notice: str | None = None,
+    rules: Sequence[StoredRule] = (),
 ) -> list[Block]:
     """The "Grants" section in at most `max_blocks` blocks: a header, `notice` (what the last
-    Revoke did), an intro, one section per grant with its Revoke button; a cut list says how
-    many grants are not shown."""
+    Revoke did), an intro, one section per grant, then per saved rule, with its Revoke button;
+    a cut list says how many are not shown."""
     head: list[Block] = [
         HeaderBlock(block_id="sq~grants.title", text=PlainTextObject(text=GRANTS_TITLE))
     ]
@@ -129,33 +158,54 @@ def grant_blocks(
         head.append(_context("sq~grants.notice", notice))
     head.append(_context("sq~grants.intro", GRANTS_INTRO))
     room = max_blocks - len(head)
-    if not grants:
+    if not grants and not rules:
         return [*head, _context("sq~grants.empty", NO_GRANTS)]
-    shown = list(grants) if len(grants) <= room else list(grants[: room - 1])
-    blocks: list[Block] = [
-        *head,
+    listed = [
         *(
             SectionBlock(
                 block_id=f"sq~grants.{n}",
                 text=MarkdownTextObject(verbatim=True, text=grant_text(grant)),
                 accessory=revoke_button(grant),
             )
-            for n, grant in enumerate(shown)
+            for n, grant in enumerate(grants)
+        ),
+        *(
+            SectionBlock(
+                block_id=f"sq~rules.{n}",
+                text=MarkdownTextObject(verbatim=True, text=rule_text(rule)),
+                accessory=rule_revoke_button(rule),
+            )
+            for n, rule in enumerate(rules)
         ),
     ]
-    hidden = len(grants) - len(shown)
-    if hidden:
-        what = "grant is" if hidden == 1 else "grants are"
-        blocks.append(_context("sq~grants.more", f"…and {hidden} more {what} not shown."))
+    shown = listed if len(listed) <= room else listed[: room - 1]
+    blocks: list[Block] = [*head, *shown]
+    hidden_grants = max(0, len(grants) - len(shown))
+    hidden_rules = len(listed) - len(shown) - hidden_grants
+    if hidden_grants or hidden_rules:
+        blocks.append(_context("sq~grants.more", _not_shown(hidden_grants, hidden_rules)))
     return blocks
 
 
-def grants_message(grants: Sequence[Grant], *, notice: str | None = None) -> MessageContent:
+def _not_shown(grants: int, rules: int) -> str:
+    """ "…and 3 more grants are not shown", naming saved rules only when some are cut."""
+    parts = [f"{grants} more grant{'' if grants == 1 else 's'}"] if grants else []
+    if rules:
+        parts.append(f"{rules} more saved rule{'' if rules == 1 else 's'}")
+    verb = "is" if grants + rules == 1 else "are"
+    return f"…and {' and '.join(parts)} {verb} not shown."
+
+
+def grants_message(
+    grants: Sequence[Grant], *, notice: str | None = None, rules: Sequence[StoredRule] = ()
+) -> MessageContent:
     """The `/agent-questions grants` answer, within a message's 50 blocks."""
-    count = f"{len(grants)} active grant{'' if len(grants) == 1 else 's'} you may revoke"
+    count = f"{len(grants)} active grant{'' if len(grants) == 1 else 's'}"
+    if rules:
+        count += f" and {len(rules)} saved rule{'' if len(rules) == 1 else 's'}"
     return MessageContent(
-        text=f"Grants: {count}",
-        blocks=grant_blocks(grants, max_blocks=MESSAGE_GRANTS_MAX, notice=notice),
+        text=f"Grants: {count} you may revoke",
+        blocks=grant_blocks(grants, max_blocks=MESSAGE_GRANTS_MAX, notice=notice, rules=rules),
     )
 
 

@@ -40,7 +40,7 @@ from bot.render.message import agent_label
 from bot.render.question import SECTION_TEXT_MAX
 from bot.render.text import cut_escaped, escape
 from bot.review import AutoDecider, auto_decider
-from bot.store import AskRecord, Grant, Verdict
+from bot.store import AskRecord, Grant, StoredRule, Verdict
 from provider import AskUserQuestionAnswerItem, AskUserQuestionItem, ToolApprovalIntent
 
 HOME_BLOCKS_MAX: Final = 100
@@ -110,6 +110,7 @@ def home_view(
     slas: Mapping[str, str] | None = None,
     grants: Sequence[Grant] | None = None,
     grants_notice: str | None = None,
+    rules: Sequence[StoredRule] = (),
     feedback: Mapping[str, str] | None = None,
     figures: Sequence[AgentFigures] | None = None,
     filters: HomeFilter | None = None,
@@ -124,8 +125,9 @@ def home_view(
     of its message; `older` says the store holds older asks than these; `hidden`: channels
     whose asks were withheld because their members could not be read (said under the intro).
     `grants`: the active grants the person may revoke, listed last with a Revoke button each
-    (`grants_notice`: what their last Revoke did); None leaves the section out.
-    `deciders` by id: who made the grants that decided some of the asks."""
+    (`grants_notice`: what their last Revoke did), then the saved `rules` they may revoke;
+    None leaves the section out. `deciders` by id: who made the grants that decided some of
+    the asks."""
     intro: list[Block] = [
         HeaderBlock(block_id="sq~team.title", text=PlainTextObject(text="Agent questions")),
         ContextBlock(
@@ -140,7 +142,9 @@ def home_view(
     if grants is not None:
         granted = [
             DividerBlock(block_id="sq~grants.divider"),
-            *grant_blocks(grants, max_blocks=HOME_GRANTS_MAX - 1, notice=grants_notice),
+            *grant_blocks(
+                grants, max_blocks=HOME_GRANTS_MAX - 1, notice=grants_notice, rules=rules
+            ),
         ]
     body = team_blocks(
         records,

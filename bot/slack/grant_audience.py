@@ -1,4 +1,5 @@
-"""Who may see and revoke a grant: whoever the review policy lets allow the tool it covers.
+"""Who may see and revoke a grant, or a rule saved with "Always allow": whoever the review
+policy lets allow the tool it covers.
 
 A grant stands in for an approval, so the people who may end it are those who could approve
 the calls it covers — under every policy such a call may fall under and the grant decides
@@ -6,7 +7,8 @@ the calls it covers — under every policy such a call may fall under and the gr
 with `*` (anyone in the channel) the members of the channel those calls are asked in. Who
 made the grant counts only while they are still one of them. Fail closed: a policy whose
 people cannot be read (a user group or a channel Slack will not list), or a grant no policy
-lets one approval decide, lets nobody.
+lets one approval decide, lets nobody. A saved rule reaches what a grant of its tool and its
+agent (or every agent) would: it too stands in for approvals, so the same people may end it.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from bot.review import GrantReach, ReviewPolicies
 from bot.slack.api import SlackClient
 from bot.slack.memberships import ChannelMembers, MembershipUnknown
 from bot.slack.responders import Responders
-from bot.store import AskStore, Grant
+from bot.store import AskStore, Grant, StoredRule
 
 log = logging.getLogger(__name__)
 
@@ -50,13 +52,14 @@ class GrantAudience:
         self._channel = channel  # where tool approvals are asked unless a route says otherwise
         self._reviewers: dict[tuple[str, ...], Responders] = {}
 
-    def reach(self, grant: Grant) -> list[GrantReach]:
-        """The policies the grant's calls may be decided under by it."""
+    def reach(self, grant: Grant | StoredRule) -> list[GrantReach]:
+        """The policies the grant's (or saved rule's) calls may be decided under by it."""
         agent = grant.subject if grant.scope == "agent" else None
         return self._policies.grant_reach(grant.tool, agent)
 
-    async def may_revoke(self, user: str, grant: Grant) -> bool:
-        """Whether `user` may approve the grant's tool under every policy it reaches."""
+    async def may_revoke(self, user: str, grant: Grant | StoredRule) -> bool:
+        """Whether `user` may approve the grant's (or saved rule's) tool under every policy
+        it reaches."""
         reach = self.reach(grant)
         if not reach:
             return False  # no policy lets it decide anything: nobody is sure to be allowed
@@ -75,8 +78,19 @@ class GrantAudience:
         active = [grant for grant in await self._store.grants() if grant.active(now)]
         return await self.visible(user, active)
 
-    def who_could(self, grant: Grant) -> str:
-        """Who may revoke the grant, as mentions: what a refused person is told."""
+    async def rules_seen_by(self, user: str) -> list[StoredRule]:
+        """The active saved rules (neither revoked nor expired) `user` may see and revoke,
+        oldest first."""
+        now = self._clock.now()
+        return [
+            rule
+            for rule in await self._store.rules()
+            if rule.active(now) and await self.may_revoke(user, rule)
+        ]
+
+    def who_could(self, grant: Grant | StoredRule) -> str:
+        """Who may revoke the grant (or saved rule), as mentions: what a refused person is
+        told."""
         groups = []
         for where in self.reach(grant):
             words = self._people(where)
@@ -91,6 +105,14 @@ class GrantAudience:
         tool = code_span(grant.tool, TOOL_MAX)
         return (
             f"Only {self.who_could(grant)} may revoke grant `{grant.id}` of {tool}: who may "
+            "allow that tool from Slack. Nothing changed."
+        )
+
+    def rule_refusal(self, rule: StoredRule) -> str:
+        """What someone who may not revoke the saved rule is told."""
+        tool = code_span(rule.tool, TOOL_MAX)
+        return (
+            f"Only {self.who_could(rule)} may revoke rule `{rule.name}` of {tool}: who may "
             "allow that tool from Slack. Nothing changed."
         )
 

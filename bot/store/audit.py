@@ -76,6 +76,7 @@ class AuditKind(StrEnum):
     DELEGATION_ENDED = "delegation_ended"  # turned off before its end
     EDITED = "edited"  # "Edit and allow" / "Edit and approve": the diff of what the agent runs
     STOPPED = "stopped"  # Stop pressed on the agent's session in Slack
+    RULE_REVOKED = "rule_revoked"  # a saved rule revoked: it allows nothing from then on
 
 
 class Audited(BaseModel):

@@ -241,6 +241,15 @@ class MemoryStore:
         """See `AskStore.rules`."""
         return sorted(self._rules.values(), key=lambda r: r.created_at)
 
+    async def revoke_rule(self, name: str, by: str, at: float) -> StoredRule | None:
+        """See `AskStore.revoke_rule`."""
+        stored = self._rules.get(name)
+        if stored is not None and stored.revoked_at is None:
+            stored = self._rules[name] = stored.model_copy(
+                update={"revoked_at": at, "revoked_by": by}
+            )
+        return stored
+
     async def set_delegation(self, delegation: Delegation) -> None:
         """See `AskStore.set_delegation`."""
         self._delegations[delegation.delegator] = delegation

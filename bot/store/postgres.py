@@ -513,6 +513,23 @@ class PostgresStore(Connected[PostgresPool]):
             rows = await cursor.fetchall()
         return [StoredRule.model_validate_json(str(row[0])) for row in rows]
 
+    async def revoke_rule(self, name: str, by: str, at: float) -> StoredRule | None:
+        """See `AskStore.revoke_rule`: one conditional UPDATE, then a read."""
+        async with self._db.connection() as conn:
+            await conn.execute(
+                "UPDATE stored_rules"
+                " SET record = record || jsonb_build_object('revoked_at', %s::float8,"
+                " 'revoked_by', %s::text)"
+                " WHERE name = %s"
+                " AND coalesce(record->'revoked_at', 'null'::jsonb) = 'null'::jsonb",
+                (at, by, name),
+            )
+            cursor = await conn.execute(
+                "SELECT record::text FROM stored_rules WHERE name = %s", (name,)
+            )
+            row = await cursor.fetchone()
+        return None if row is None else StoredRule.model_validate_json(str(row[0]))
+
     # --- delegations -----------------------------------------------------------------------
 
     async def set_delegation(self, delegation: Delegation) -> None:

@@ -161,6 +161,11 @@ class AskStore(Protocol):
         """Every stored rule, revoked and expired ones too, oldest first."""
         ...
 
+    async def revoke_rule(self, name: str, by: str, at: float) -> StoredRule | None:
+        """Mark the saved rule revoked by `by` at `at` (a revoked one keeps its first
+        revocation); the rule as stored now, or None if no rule has this name."""
+        ...
+
     async def set_delegation(self, delegation: Delegation) -> None:
         """Store `delegation` as its delegator's, replacing the one they had."""
         ...

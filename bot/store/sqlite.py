@@ -515,6 +515,28 @@ class SqliteStore(Connected[SqliteFile]):
 
         return await self._db.run(every)
 
+    async def revoke_rule(self, name: str, by: str, at: float) -> StoredRule | None:
+        """See `AskStore.revoke_rule`: read and written under the write lock (the record is
+        rewritten whole: SQLite's JSON functions would round `at` to 15 digits)."""
+
+        def revoke(conn: sqlite3.Connection) -> StoredRule | None:
+            with transaction(conn):
+                row = conn.execute(
+                    "SELECT record FROM stored_rules WHERE name = ?", (name,)
+                ).fetchone()
+                if row is None:
+                    return None
+                stored = StoredRule.model_validate_json(row[0])
+                if stored.revoked_at is None:
+                    stored = stored.model_copy(update={"revoked_at": at, "revoked_by": by})
+                    conn.execute(
+                        "UPDATE stored_rules SET record = ? WHERE name = ?",
+                        (stored.model_dump_json(), name),
+                    )
+            return stored
+
+        return await self._db.run(revoke)
+
     # --- delegations -----------------------------------------------------------------------
 
     async def set_delegation(self, delegation: Delegation) -> None:

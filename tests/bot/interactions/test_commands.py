@@ -23,6 +23,7 @@ from bot.interactions.commands import (
     Pick,
     Reply,
     Revoke,
+    RevokeRule,
     SubmitForm,
     SubmitOther,
     SubmitPart,
@@ -332,3 +333,14 @@ def test_revoke_on_the_home_tab_parses_with_no_response_url() -> None:
 
 def test_revoke_naming_no_grant_parses_to_none() -> None:
     assert parse(InboxKind.BLOCK_ACTIONS, click("sq_revoke", "")) is None
+
+
+def test_revoke_of_a_rule_parses_to_the_rules_name_and_is_kept() -> None:
+    body = {**click("sq_revoke", "rule:git-status"), "response_url": "https://hooks.slack.test/1"}
+    command = parse(InboxKind.BLOCK_ACTIONS, body)
+    assert command == RevokeRule(ALICE, "git-status", "https://hooks.slack.test/1")
+    assert command.kept
+
+
+def test_revoke_of_a_rule_with_no_name_parses_to_none() -> None:
+    assert parse(InboxKind.BLOCK_ACTIONS, click("sq_revoke", "rule:")) is None

@@ -613,3 +613,24 @@ async def test_a_second_rule_of_the_same_name_is_refused_and_the_first_kept(
     with pytest.raises(ValueError, match="a rule named bash-git-status is already stored"):
         await store.add_rule(other)
     assert await store.rules() == [saved_rule()]
+
+
+async def test_revoking_a_rule_stores_who_revoked_it_when(store: AskStore) -> None:
+    await store.add_rule(saved_rule())
+    at = 1796284306.1234567  # a clock's reading, every digit of it kept
+    revoked = saved_rule().model_copy(update={"revoked_at": at, "revoked_by": "U0BOB"})
+    assert await store.revoke_rule("bash-git-status", "U0BOB", at) == revoked
+    assert await store.rules() == [revoked]
+
+
+async def test_a_second_revoke_of_a_rule_keeps_the_first(store: AskStore) -> None:
+    await store.add_rule(saved_rule())
+    first = await store.revoke_rule("bash-git-status", "U0BOB", 1500.0)
+    assert await store.revoke_rule("bash-git-status", "U0ALICE", 1600.0) == first
+    assert await store.rules() == [first]
+
+
+async def test_revoking_a_rule_no_one_saved_finds_none(store: AskStore) -> None:
+    await store.add_rule(saved_rule())
+    assert await store.revoke_rule("other", "U0BOB", 1500.0) is None
+    assert await store.rules() == [saved_rule()]

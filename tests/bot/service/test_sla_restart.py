@@ -22,8 +22,8 @@ BACKUP = "S0BACKUP01"  # carol
 POLICY = f"""
 [default]
 reviewers = ["{ALICE}"]
-remind_after = "3s"
-escalate_after = "6s"
+remind_after = "6s"
+escalate_after = "9s"
 escalate_to = ["{BACKUP}"]
 expire_after = "1h"
 """
@@ -54,11 +54,12 @@ async def test_a_replica_started_after_a_kill_reminds_and_escalates_each_once(
     assert status == 201
     message = await posted(emu)
     await first.kill()  # before its first step: the ladder lives only in the store now
+    assert replies(emu, message) == []
     second = Process(service_env(emu, db, free_port(), **extra))
     await second.start()
     try:
         await emu.wait_for(
-            lambda: len(replies(emu, message)) >= 2, within=20, what="remind, then escalate"
+            lambda: len(replies(emu, message)) >= 2, within=30, what="remind, then escalate"
         )
         status, view = await relay(http, "GET", f"{second.url}/v1/asks/{body['id']}")
     finally:
@@ -66,8 +67,8 @@ async def test_a_replica_started_after_a_kill_reminds_and_escalates_each_once(
     async with SqliteStore(db) as store:
         kinds = [e.kind for e in await store.events(str(body["id"]))]
     assert replies(emu, message) == [
-        f"<@{ALICE}>: this question has waited 3 s for an answer.",
-        f"<!subteam^{BACKUP}>: nobody answered this question in 6 s, so you are asked too now "
+        f"<@{ALICE}>: this question has waited 6 s for an answer.",
+        f"<!subteam^{BACKUP}>: nobody answered this question in 9 s, so you are asked too now "
         f"(with <@{ALICE}>). Answer it above.",
     ]
     assert (kinds.count(EventKind.REMINDED), kinds.count(EventKind.ESCALATED)) == (1, 1)

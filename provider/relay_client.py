@@ -97,7 +97,12 @@ class AiohttpTransport:
         if self._session is None:
             # The relay keeps every header of a held poll parsed for as long as it holds it;
             # these two tell it nothing (its answers are small JSON, never compressed).
-            self._session = aiohttp.ClientSession(skip_auto_headers=SKIPPED_HEADERS)
+            # No pool limit: every pending ask holds one long-poll open, so aiohttp's default
+            # of 100 connections would cap an agent at 100 waits and queue the rest (their
+            # creates too) behind polls that end only when someone answers.
+            self._session = aiohttp.ClientSession(
+                skip_auto_headers=SKIPPED_HEADERS, connector=aiohttp.TCPConnector(limit=0)
+            )
         timeout = aiohttp.ClientTimeout(total=total, sock_connect=connect)
         try:
             async with self._session.request(

@@ -103,7 +103,7 @@ class Memory:
         )
 
 
-def _enough_files(count: int) -> None:
+def enough_files(count: int) -> None:
     """This process holds `count` sockets at once: raise its soft limit as far as allowed."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = min(hard, max(soft, count + 1000))
@@ -113,7 +113,7 @@ def _enough_files(count: int) -> None:
 async def measure(count: int) -> Memory:
     """Start the service, read its RSS idle, with `count` pending asks, then with as many
     held long-polls."""
-    _enough_files(count)
+    enough_files(count)
     emu = SlackEmulator(signing_secret=SECRET, bot_token=TOKEN)
     emu.workspace.add_channel(CHANNEL, name="bench", members=[emu.bot_user_id])
     port = free_port()

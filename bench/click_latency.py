@@ -1,4 +1,5 @@
-"""Click → waiting agent answered, on four paths beside a bare Bolt baseline, interleaved.
+"""Click → waiting agent answered, and ask → posted, on five paths beside a bare Bolt baseline,
+interleaved.
 
 The paths (each app its own process, reached over loopback HTTP with Slack's signed requests,
 each with its own emulator in this process):
@@ -7,7 +8,13 @@ each with its own emulator in this process):
 - `python -m bot`: the service as `Server.start` composes it (SQLite store, its observers),
   the agent in the service's process;
 - `relay`: the same service, the agent in a third process asking through `RelayProvider`,
-  which holds `GET /v1/asks/{id}?wait=` until the answer.
+  which holds `GET /v1/asks/{id}?wait=` until the answer;
+- `in-memory peer`: our own baseline of the fastest peer's design (bench.latency_app `peer`):
+  the agent in its own process holds `POST /ask` while the peer posts and waits on a future
+  in a dict; nothing is stored, nothing checked. The relay's figures are read against it.
+
+Ask → posted (every path but bare, whose message the driver posts): from the driver telling
+the asker "go" to the emulator recording the `chat.postMessage`, stamped in this process.
 
 Fairness: rounds are interleaved (bare, in-process, python -m bot, relay, bare…); every
 message has the same shape (a section and three buttons); every path stamps the time in the
@@ -50,7 +57,9 @@ WARM_UP = 20
 ROOT = Path(__file__).resolve().parents[1]
 WAITERS_GAUGE = "slack_questions_relay_waiters "
 BARE = "bare"
-PATHS = (BARE, "in-process", "python -m bot", "relay")
+PEER = "in-memory peer"
+PATHS = (BARE, "in-process", "python -m bot", "relay", PEER)
+PROVIDER_PATHS = PATHS[1:4]  # what `--against` runs again as the other checkout
 AGAINST = " @ baseline"  # the suffix of a path run by the `--against` checkout
 # The shape of the provider's one-click question: a section, then three buttons.
 MESSAGE: list[dict[str, object]] = [
@@ -147,10 +156,22 @@ class Path_:
     relay_url: str | None = None
     answers: list[float] = field(default_factory=list)
     acks: list[float] = field(default_factory=list)
+    posts: list[float] = field(default_factory=list)
 
     async def round(self, client: AsyncWebClient, http: aiohttp.ClientSession, keep: bool) -> None:
-        """Ask, wait for the saved post, click "Yes", time click → answer, wait for idle."""
+        """Ask, time ask → posted, wait for the saved post, click "Yes", time click →
+        answer, wait for idle."""
+        seen = len(self.emu.calls_to("chat.postMessage"))
+        posting = asyncio.ensure_future(self.emu.wait_for_call("chat.postMessage", count=seen + 1))
+        asked = time.time()
         self.asker.send("go")
+        if self.name == BARE:
+            posting.cancel()  # the driver posts bare's message itself, below
+        else:
+            await posting
+            posted = time.time()
+            if keep:
+                self.posts.append(posted - asked)
         await self.service.expect("posted")
         if self.relay_url is not None:
             # The agent's long-poll may reach the service after the post is saved: click
@@ -184,6 +205,15 @@ async def start_path(stack: AsyncExitStack, name: str, tmp: Path, against: Path 
     port = free_port()
     emu.request_url = f"http://127.0.0.1:{port}/slack/events"
     app_args = ["--api-url", emu.api_url, "--port", str(port)]
+    if kind_of == PEER:
+        peer = await AppProcess.start("peer", *app_args, root=root)
+        stack.push_async_callback(peer.stop)
+        url = (await peer.line()).removeprefix("url ")
+        await peer.expect("ready")
+        agent = await AppProcess.start("peer-agent", "--relay-url", url, root=root)
+        stack.push_async_callback(agent.stop)
+        await agent.expect("ready")
+        return Path_(name, emu, agent, peer)
     if kind_of in (BARE, "in-process"):
         app = await AppProcess.start(
             "bare" if kind_of == BARE else "provider", *app_args, root=root
@@ -211,13 +241,19 @@ def path_names(against: Path | None) -> list[str]:
     """Every path of a run; with `against`, each provider path again as that checkout runs it."""
     if against is None:
         return list(PATHS)
-    return [BARE] + [n for p in PATHS[1:] for n in (p, p + AGAINST)]
+    return [BARE] + [n for p in PROVIDER_PATHS for n in (p, p + AGAINST)] + [PEER]
 
 
-async def measure(
-    rounds: int, warm_up: int = WARM_UP, against: Path | None = None
-) -> dict[str, list[float]]:
-    """One interleaved run of every path: click → answer seconds, warm-up rounds dropped."""
+@dataclass(frozen=True)
+class Samples:
+    """One run's seconds per path: click → answer, and ask → posted (bare has none)."""
+
+    answers: dict[str, list[float]]
+    posts: dict[str, list[float]]
+
+
+async def measure(rounds: int, warm_up: int = WARM_UP, against: Path | None = None) -> Samples:
+    """One interleaved run of every path, warm-up rounds dropped."""
     with tempfile.TemporaryDirectory() as tmp:
         async with AsyncExitStack() as stack:
             paths = [await start_path(stack, n, Path(tmp), against) for n in path_names(against)]
@@ -228,27 +264,39 @@ async def measure(
                     await path.round(client, http, keep=n >= warm_up)
         for path in paths:
             assert path.emu.violations == [], path.emu.violations
-    return {path.name: path.answers for path in paths}
+    return Samples(
+        answers={path.name: path.answers for path in paths},
+        posts={path.name: path.posts for path in paths if path.name != BARE},
+    )
 
 
-def ratios(samples: dict[str, list[float]]) -> dict[str, tuple[Summary, float, float]]:
-    """Each path's summary and its median and p95 ratios to bare's."""
-    bare = summarise(samples[BARE])
+def ratios(
+    samples: dict[str, list[float]], base: str = BARE
+) -> dict[str, tuple[Summary, float, float]]:
+    """Each path's summary and its median and p95 ratios to `base`'s."""
+    against = summarise(samples[base])
     out = {}
     for name, seconds in samples.items():
         summary = summarise(seconds)
-        out[name] = (summary, summary.median_ms / bare.median_ms, summary.p95_ms / bare.p95_ms)
+        out[name] = (
+            summary,
+            summary.median_ms / against.median_ms,
+            summary.p95_ms / against.p95_ms,
+        )
     return out
 
 
 async def main(rounds: int, repeats: int, against: Path | None = None) -> None:
     """Measure every path, interleaved, `repeats` times, and print each run's ratios."""
-    print(f"click → answer, {rounds} interleaved rounds (after {WARM_UP} warm-up) x {repeats}")
+    print(f"{rounds} interleaved rounds (after {WARM_UP} warm-up) x {repeats}")
     for run in range(1, repeats + 1):
-        print(f"run {run}")
+        print(f"run {run}: click → answer")
         samples = await measure(rounds, against=against)
-        for name, (summary, median, p95) in ratios(samples).items():
+        for name, (summary, median, p95) in ratios(samples.answers).items():
             print(f"  {name:26} {summary}   /bare: median {median:.2f}x  p95 {p95:.2f}x")
+        print(f"run {run}: ask → posted")
+        for name, (summary, median, p95) in ratios(samples.posts, PEER).items():
+            print(f"  {name:26} {summary}   /peer: median {median:.2f}x  p95 {p95:.2f}x")
 
 
 if __name__ == "__main__":

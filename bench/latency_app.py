@@ -3,6 +3,8 @@
     python -m bench.latency_app bare|provider --api-url URL --port PORT [--db PATH]
     python -m bench.latency_app service|relay-service     (configured like `python -m bot`)
     python -m bench.latency_app relay-agent --relay-url URL
+    python -m bench.latency_app peer --api-url URL --port PORT
+    python -m bench.latency_app peer-agent --relay-url URL
 
 The driver (bench.click_latency, bench.inbox_latency) steers every kind with lines on stdin,
 so nothing an app does lands in another app's round:
@@ -22,7 +24,12 @@ Kinds:
   environment: SQLite store, its observers, relay and all), with the agent in its process;
 - `relay-service`: the same service with no agent in it: agents come through the relay;
 - `relay-agent`: an agent process whose `RelayProvider` creates the ask on the relay and
-  holds `GET /v1/asks/{id}?wait=` until it is answered.
+  holds `GET /v1/asks/{id}?wait=` until it is answered;
+- `peer`: the fastest peer's design, our own baseline — everything in memory, nothing
+  durable: `POST /ask` posts the question, waits on a future in a dict and answers the held
+  request when the click resolves it; the click listener acks, resolves, then shows the
+  decision with `chat.update` (which "idle" waits for). No store, no checks, no relay API;
+- `peer-agent`: an agent process holding `POST /ask` on a `peer` until it answers.
 """
 
 from __future__ import annotations
@@ -34,7 +41,9 @@ import os
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
+import aiohttp
 from aiohttp import web
 from slack_bolt.async_app import AsyncAck, AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
@@ -58,6 +67,10 @@ REQUEST = AskUserQuestionRequest.model_validate(
         ]
     }
 )
+
+
+# The peer's message once decided: the question and the answer, no buttons.
+DECIDED = [{"type": "section", "text": {"type": "mrkdwn", "text": "*Go ahead?* Yes"}}]
 
 
 def report(line: object) -> None:
@@ -218,6 +231,81 @@ async def run_bare(api_url: str, port: int) -> None:
         await runner.cleanup()
 
 
+async def run_peer(api_url: str, port: int) -> None:
+    """The in-memory peer: post, wait on a future, answer the held request."""
+    # One session for every Web API call, as our provider has: slack_sdk's default opens a
+    # session (and a connection) per call.
+    session = aiohttp.ClientSession()
+    client = AsyncWebClient(token=TOKEN, base_url=api_url, session=session)
+    app = AsyncApp(client=client, signing_secret=SECRET, process_before_response=True)
+    waiting: dict[str, asyncio.Future[str]] = {}  # message ts → the clicked button's label
+    updates: set[asyncio.Task[object]] = set()
+
+    @app.action("yes")
+    async def on_yes(ack: AsyncAck, body: dict[str, Any]) -> None:
+        await ack()
+        ts = str(body["message"]["ts"])
+        waiting.pop(ts).set_result("Yes")
+        update = asyncio.ensure_future(
+            client.chat_update(channel=CHANNEL, ts=ts, text="Go ahead? Yes", blocks=DECIDED)
+        )
+        updates.add(update)
+        update.add_done_callback(updates.discard)
+
+    async def ask(request: web.Request) -> web.Response:
+        question = str((await request.json())["question"])
+        blocks: list[dict[str, object]] = [
+            {"type": "section", "text": {"type": "mrkdwn", "text": f"*{question}*"}},
+            {
+                "type": "actions",
+                "block_id": "go",
+                "elements": [
+                    {"type": "button", "action_id": a, "text": {"type": "plain_text", "text": t}}
+                    for a, t in (("yes", "Yes"), ("no", "No"), ("other", "Other…"))
+                ],
+            },
+        ]
+        posted = await client.chat_postMessage(channel=CHANNEL, text=question, blocks=blocks)
+        answer = asyncio.get_running_loop().create_future()
+        waiting[str(posted["ts"])] = answer
+        report("posted")
+        return web.json_response({"answer": await answer})
+
+    async def idle() -> None:
+        while updates:
+            await asyncio.gather(*updates)
+
+    async def go() -> None:
+        raise SystemExit("a peer has no agent in it: send go to the peer-agent")
+
+    web_app = app.web_app(path="/slack/events")
+    web_app.router.add_post("/ask", ask)
+    runner = web.AppRunner(web_app, shutdown_timeout=1.0)
+    await runner.setup()
+    await web.TCPSite(runner, "127.0.0.1", port).start()
+    try:
+        report(f"url http://127.0.0.1:{port}")
+        await commands(go, idle)
+    finally:
+        await runner.cleanup()
+        await session.close()
+
+
+async def run_peer_agent(peer_url: str) -> None:
+    """An agent in its own process, holding `POST /ask` on the peer until it answers."""
+    async with aiohttp.ClientSession() as http:
+
+        async def go() -> None:
+            async with http.post(f"{peer_url}/ask", json={"question": "Go ahead?"}) as response:
+                assert (await response.json())["answer"] == "Yes"
+            answered()
+
+        async def idle() -> None:
+            return None
+
+        await commands(go, idle)
+
+
 async def main(args: argparse.Namespace) -> None:
     """Run the app of `args.kind` until the driver closes stdin."""
     if args.kind == "bare":
@@ -226,6 +314,10 @@ async def main(args: argparse.Namespace) -> None:
         await run_provider(args.api_url, args.port, args.db)
     elif args.kind in ("service", "relay-service"):
         await run_service(with_agent=args.kind == "service")
+    elif args.kind == "peer":
+        await run_peer(args.api_url, args.port)
+    elif args.kind == "peer-agent":
+        await run_peer_agent(args.relay_url)
     else:
         await run_relay_agent(args.relay_url)
     report("done")
@@ -234,7 +326,16 @@ async def main(args: argparse.Namespace) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument(
-        "kind", choices=("bare", "provider", "service", "relay-service", "relay-agent")
+        "kind",
+        choices=(
+            "bare",
+            "provider",
+            "service",
+            "relay-service",
+            "relay-agent",
+            "peer",
+            "peer-agent",
+        ),
     )
     parser.add_argument("--api-url")
     parser.add_argument("--port", type=int)

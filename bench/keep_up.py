@@ -7,7 +7,9 @@
   wait on a future, answer: nothing stored), all five interleaved round by round; ask →
   posted on the same rounds, against the peer (bench.click_latency).
 - memory per pending ask and per held relay long-poll of `python -m bot`; baselines: the idle
-  service, and the service with the asks pending but nobody waiting (bench.pending_memory).
+  service, and the service with the asks pending but nobody waiting (bench.pending_memory);
+  the two together beside the in-memory peer's pending ask, a held request and a future
+  (bench.peer_memory).
 - event-loop time of one thread reply with many asks pending beside the same with 10
   (bench.reply_cost).
 
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 
 from slack_emulator import PostingRate
 
-from . import click_latency, pending_memory, posting_rate, reply_cost
+from . import click_latency, peer_memory, pending_memory, posting_rate, reply_cost
 from .stats import Summary
 
 # Slack's shape, sped up so the burst takes seconds: Slack's real rate is ~1 per second per
@@ -166,8 +168,10 @@ def click_rows(runs: list[click_latency.Samples]) -> list[Row]:
     return rows
 
 
-def memory_rows(memory: pending_memory.Memory) -> list[Row]:
-    """Per pending ask over idle; per held long-poll over the asks pending, nobody waiting."""
+def memory_rows(memory: pending_memory.Memory, peer: peer_memory.PeerMemory) -> list[Row]:
+    """Per pending ask over idle; per held long-poll over the asks pending, nobody waiting;
+    the two together against the in-memory peer's pending ask, which is its held wait too."""
+    ours = memory.per_ask_kib + memory.per_poll_kib
     return [
         Row(
             f"memory per pending ask (python -m bot, {memory.asks} pending)",
@@ -184,6 +188,13 @@ def memory_rows(memory: pending_memory.Memory) -> list[Row]:
             "—",
             f"≤ {PER_POLL_GOAL_KIB:g} KiB",
             memory.per_poll_kib <= PER_POLL_GOAL_KIB,
+        ),
+        Row(
+            "pending ask with its held wait, memory against the peer",
+            f"{ours:.2f} KiB",
+            f"{PEER} {peer.per_ask_kib:.2f} KiB/ask ({peer.asks} held POST /ask)",
+            f"{ours / peer.per_ask_kib:.2f}x",
+            "—",
         ),
     ]
 
@@ -219,10 +230,11 @@ async def main(sizes: Sizes) -> None:
     runs = [await click_latency.measure(sizes.rounds, sizes.warm_up) for _ in range(sizes.repeats)]
     lap("click")
     memory = await pending_memory.measure(sizes.pending)
+    peer = await peer_memory.measure(sizes.pending)
     lap("memory")
     reply = await reply_cost.measure(sizes.pending, sizes.reply_rounds)
     lap("reply")
-    rows = posting_rows(posting) + click_rows(runs) + memory_rows(memory) + reply_rows(reply)
+    rows = posting_rows(posting) + click_rows(runs) + memory_rows(memory, peer) + reply_rows(reply)
     print(
         f"click: {sizes.rounds} interleaved rounds (after {sizes.warm_up} warm-up) x "
         f"{sizes.repeats} repeats, median (p95), ratios per repeat; posting at "

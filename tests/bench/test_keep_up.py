@@ -29,6 +29,7 @@ ROWS = [
     "ask → posted, relay",
     "memory per pending ask",
     "memory per held relay long-poll",
+    "pending ask with its held wait, memory against the peer",
     "event-loop time of one thread reply",
 ]
 NUMBER = re.compile(r"\d+\.\d+")

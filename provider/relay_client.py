@@ -338,8 +338,12 @@ class RelayProvider:
     async def _next_view(self, ask_id: str) -> AskView:
         """The ask once settled, over the watch socket; else as one GET long-poll leaves it."""
         if self._watch is not None:
+            started = time.monotonic()
             with contextlib.suppress(NoWatch):
-                return await self._watch.settled(ask_id)
+                view = await self._watch.settled(ask_id)
+                if view.state is AskState.PENDING:  # a relay that should not: no tight loop
+                    await asyncio.sleep(max(0.0, self._min_poll - (time.monotonic() - started)))
+                return view
         return await self._patiently(lambda: self._get(ask_id))
 
     def _watch_over(self, transport: AiohttpTransport) -> RelayWatch:

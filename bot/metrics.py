@@ -99,7 +99,8 @@ class Metrics:
         )
         self.relay_waiters = Gauge(
             "slack_questions_relay_waiters",
-            "Relay requests held open waiting for an answer (GET /v1/asks/{id}?wait=…).",
+            "Relay waits held open for an answer: GET /v1/asks/{id}?wait=… and each ask "
+            "watched over GET /v1/asks/watch.",
             registry=self.registry,
         )
 

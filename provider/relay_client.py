@@ -7,6 +7,10 @@ that awaits `ask()` (or aborting its signal) withdraws the ask with `DELETE`.
 HTTP goes through a `Transport`: aiohttp's (`AiohttpTransport`, imported when first used) by
 default; the Claude Code hook, which starts before every gated tool call, brings a smaller one
 (bot/hooks/http.py) so it does not load aiohttp at all.
+
+With the default transport every pending ask waits on one WebSocket per provider
+(`GET /v1/asks/watch`, provider/relay_watch.py) instead of a held `GET ?wait=` each; a relay
+without that route, or a custom transport, is waited on with the GET long-poll.
 """
 
 from __future__ import annotations
@@ -20,12 +24,13 @@ import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 from urllib.parse import urlencode
 
 from pydantic import ValidationError
 
 from .errors import ErrorCode, UserQuestionError, aborted
+from .relay_watch import WATCH_PATH, NoWatch, RelayWatch, Socket, SocketDropped, UpgradeRefused
 from .relay_wire import AgentRef, AskState, AskView, CreateAsk, Problem
 from .types import AskUserQuestionAnswer, AskUserQuestionRequest
 
@@ -39,6 +44,8 @@ T = TypeVar("T")
 RETRY_STATUSES = frozenset({502, 503, 504})
 RETRY_AFTER_MAX = 60.0  # a longer Retry-After is not waited out in one sleep
 SKIPPED_HEADERS = ("Accept", "Accept-Encoding")
+# A watch socket whose relay vanished without closing it is noticed within two of these.
+WATCH_HEARTBEAT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -94,18 +101,9 @@ class AiohttpTransport:
         """See `Transport.request`."""
         import aiohttp  # loaded only when this transport is used
 
-        if self._session is None:
-            # The relay keeps every header of a held poll parsed for as long as it holds it;
-            # these two tell it nothing (its answers are small JSON, never compressed).
-            # No pool limit: every pending ask holds one long-poll open, so aiohttp's default
-            # of 100 connections would cap an agent at 100 waits and queue the rest (their
-            # creates too) behind polls that end only when someone answers.
-            self._session = aiohttp.ClientSession(
-                skip_auto_headers=SKIPPED_HEADERS, connector=aiohttp.TCPConnector(limit=0)
-            )
         timeout = aiohttp.ClientTimeout(total=total, sock_connect=connect)
         try:
-            async with self._session.request(
+            async with self._opened().request(
                 method, url, data=body, headers=dict(headers), timeout=timeout
             ) as response:
                 text = await response.text()
@@ -113,11 +111,76 @@ class AiohttpTransport:
         except (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError, TimeoutError) as error:
             raise TransportError(f"{type(error).__name__}: {error}") from error
 
+    async def websocket(self, url: str, headers: Mapping[str, str], *, connect: float) -> Socket:
+        """A WebSocket to `url`: `UpgradeRefused` when answered with a status instead,
+        `SocketDropped` when no answer came within `connect` (+30 s for the upgrade)."""
+        import aiohttp
+
+        try:
+            async with asyncio.timeout(connect + 30.0):
+                socket = await self._opened().ws_connect(
+                    url, headers=dict(headers), heartbeat=WATCH_HEARTBEAT_S
+                )
+        except aiohttp.WSServerHandshakeError as error:
+            raise UpgradeRefused(error.status) from error
+        except (aiohttp.ClientError, TimeoutError) as error:
+            raise SocketDropped(f"{type(error).__name__}: {error}") from error
+        return _AiohttpSocket(socket)
+
+    def _opened(self) -> aiohttp.ClientSession:
+        import aiohttp
+
+        if self._session is None:
+            # The relay keeps every header of a held poll parsed for as long as it holds it;
+            # these two tell it nothing (its answers are small JSON, never compressed).
+            # No pool limit: every pending ask holds one long-poll open, so aiohttp's default
+            # of 100 connections would cap an agent at 100 waits and queue the rest (their
+            # creates too) behind polls that end only when someone answers.
+            # No total timeout by default: each request brings its own; a watch socket
+            # stays open as long as it is needed.
+            self._session = aiohttp.ClientSession(
+                skip_auto_headers=SKIPPED_HEADERS,
+                connector=aiohttp.TCPConnector(limit=0),
+                timeout=aiohttp.ClientTimeout(total=None),
+            )
+        return self._session
+
     async def close(self) -> None:
         """Close the session."""
         if self._session is not None:
             await self._session.close()
             self._session = None
+
+
+class _AiohttpSocket:
+    """`relay_watch.Socket` over an aiohttp WebSocket."""
+
+    def __init__(self, socket: aiohttp.ClientWebSocketResponse) -> None:
+        self._socket = socket
+
+    async def send(self, text: str) -> None:
+        """See `Socket.send`."""
+        import aiohttp
+
+        try:
+            await self._socket.send_str(text)
+        except (ConnectionError, aiohttp.ClientError) as error:
+            raise SocketDropped(f"{type(error).__name__}: {error}") from error
+
+    async def receive(self) -> str | None:
+        """See `Socket.receive`."""
+        import aiohttp
+
+        while True:
+            message = await self._socket.receive()
+            if message.type is aiohttp.WSMsgType.TEXT:
+                return str(message.data)
+            if message.type is not aiohttp.WSMsgType.BINARY:  # closed, closing, or failed
+                return None
+
+    async def close(self) -> None:
+        """See `Socket.close`."""
+        await self._socket.close()
 
 
 class _Retry(Exception):
@@ -160,6 +223,9 @@ class RelayProvider:
         # waiting: a process killed outright cannot withdraw it itself).
         self._expires_in = expires_in
         self._transport: Transport = transport or AiohttpTransport()
+        self._watch: RelayWatch | None = None
+        if transport is None:
+            self._watch = self._watch_over(cast(AiohttpTransport, self._transport))
         self._withdrawals: set[asyncio.Task[None]] = set()
         self._closed = False
 
@@ -180,6 +246,8 @@ class RelayProvider:
         for task in list(self._withdrawals):
             task.cancel()
         await asyncio.gather(*self._withdrawals, return_exceptions=True)
+        if self._watch is not None:
+            await self._watch.close()
         await self._transport.close()
 
     async def ask(self, request: AskUserQuestionRequest) -> AskUserQuestionAnswer:
@@ -248,9 +316,9 @@ class RelayProvider:
         while view.state is AskState.PENDING:
             if signal is None:
                 # Awaited in this task, not a task of its own: the answer goes straight on.
-                view = _same_ask(ask_id, await self._patiently(lambda: self._get(ask_id)))
+                view = _same_ask(ask_id, await self._next_view(ask_id))
                 continue
-            poll = asyncio.ensure_future(self._patiently(lambda: self._get(ask_id)))
+            poll = asyncio.ensure_future(self._next_view(ask_id))
             abort = asyncio.ensure_future(signal.wait())
             try:
                 await asyncio.wait({poll, abort}, return_when=asyncio.FIRST_COMPLETED)
@@ -266,6 +334,32 @@ class RelayProvider:
             if view.state is AskState.PENDING:  # pragma: no cover - the relay settles on DELETE
                 raise aborted()
         return view
+
+    async def _next_view(self, ask_id: str) -> AskView:
+        """The ask once settled, over the watch socket; else as one GET long-poll leaves it."""
+        if self._watch is not None:
+            started = time.monotonic()
+            with contextlib.suppress(NoWatch):
+                view = await self._watch.settled(ask_id)
+                if view.state is AskState.PENDING:  # a relay that should not: no tight loop
+                    await asyncio.sleep(max(0.0, self._min_poll - (time.monotonic() - started)))
+                return view
+        return await self._patiently(lambda: self._get(ask_id))
+
+    def _watch_over(self, transport: AiohttpTransport) -> RelayWatch:
+        async def connect() -> Socket:
+            if self._closed:
+                raise UserQuestionError(ErrorCode.ASK_FAILED, "the RelayProvider is closed")
+            url = self._base + WATCH_PATH
+            return await transport.websocket(url, self._headers, connect=self._connect_timeout)
+
+        return RelayWatch(
+            connect,
+            base_url=self._base,
+            max_outage=self._max_outage,
+            first_retry=self._first_retry,
+            longest_retry=self._longest_retry,
+        )
 
     async def _patiently(self, call: Callable[[], Awaitable[T]]) -> T:
         """Retry `call` through outages (restarts, drops) up to `max_outage` seconds."""

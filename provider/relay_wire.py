@@ -180,3 +180,24 @@ class AskList(ResponseModel):
     """`GET /v1/asks`."""
 
     asks: list[AskSummary]
+
+
+WatchedId = Annotated[str, Field(min_length=1, max_length=255)]
+
+
+class WatchAsks(WireModel):
+    """A text frame to `GET /v1/asks/watch` (a WebSocket): wait on these asks, or stop."""
+
+    watch: list[WatchedId] = Field(default_factory=list)
+    unwatch: list[WatchedId] = Field(default_factory=list)
+
+
+class Watched(ResponseModel):
+    """A text frame from `GET /v1/asks/watch`: one watched ask's wait is over, either with
+    the ask once settled (`ask`, what `GET /v1/asks/{id}` answers) or refused as that GET
+    would refuse it (`error`: NOT_FOUND; RATE_LIMITED with `retry_after` seconds)."""
+
+    id: str
+    ask: AskView | None = None
+    error: ErrorBody | None = None
+    retry_after: int | None = None

@@ -4,7 +4,7 @@ Per credential (`CredentialLimits`): pending asks of its agents (counted in the 
 across replicas), creates per minute and held waits (counted per replica: a token bucket
 and a counter in this process). The service also caps the waits it holds at once for
 everyone (`SLACK_QUESTIONS_MAX_WAITS`), the admin token included: each held wait is an open
-connection and a task.
+connection and a task (an ask watched over `GET /v1/asks/watch`: a task, on a shared socket).
 """
 
 from __future__ import annotations

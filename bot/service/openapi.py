@@ -22,6 +22,8 @@ from provider.relay_wire import (
     AskView,
     CreateAsk,
     Problem,
+    WatchAsks,
+    Watched,
 )
 
 REF = "#/components/schemas/{model}"
@@ -129,6 +131,28 @@ def _audit_export(problems: dict[str, Any], bad_query: dict[str, Any]) -> dict[s
     }
 
 
+def _watch(problems: Mapping[str, Any]) -> dict[str, Any]:
+    """`GET /v1/asks/watch`: a WebSocket, which OpenAPI can only describe in words."""
+    return {
+        "get": {
+            "summary": "A WebSocket waiting on many asks at once (one connection, not one each)",
+            "description": "Upgrade to a WebSocket (the bearer token is checked first, as on "
+            "every route). Send text frames of `WatchAsks` (`watch`: ask ids to wait on, "
+            "`unwatch`: ids to stop waiting on); receive one `Watched` frame per watched ask: "
+            "`ask`, what `GET /v1/asks/{id}` answers, once it settled (at once if it already "
+            "had), or `error` as that GET would refuse it (NOT_FOUND, also for another "
+            "agent's ask; RATE_LIMITED with `retry_after` seconds: watch it again then). "
+            "Each watched ask is a held wait, under the same limits as `wait=`. The relay "
+            "closes the socket with 1001 when it stops: reconnect and watch again what is "
+            "still pending. A frame that is not `WatchAsks` closes it with 1007.",
+            "responses": {
+                "101": {"description": "Switching to the WebSocket"},
+                **problems,
+            },
+        }
+    }
+
+
 @cache
 def openapi_document() -> dict[str, Any]:
     """The relay API, described for client generators and humans."""
@@ -138,6 +162,8 @@ def openapi_document() -> dict[str, Any]:
             (AskView, "serialization"),
             (AskList, "serialization"),
             (Problem, "serialization"),
+            (WatchAsks, "validation"),
+            (Watched, "serialization"),
         ],
         ref_template=REF,
     )
@@ -260,6 +286,7 @@ def openapi_document() -> dict[str, Any]:
                     },
                 },
             },
+            "/v1/asks/watch": _watch(problems),
             "/v1/audit/export": _audit_export(problems, bad_query),
             "/healthz": {
                 "get": {

@@ -3,6 +3,7 @@
 POST   /v1/asks              create (idempotent with idempotency_key; withdrawn after
                              expires_in seconds if nobody answered) -> 201 {id, state}
 GET    /v1/asks/{id}?wait=S  state, answer or error; held open up to S <= 60 s while pending
+GET    /v1/asks/watch        a WebSocket waiting on many asks at once (bot/service/relay_watch.py)
 DELETE /v1/asks/{id}         withdraw -> ASK_ABORTED
 GET    /v1/asks?state=…      list, newest first
 GET    /v1/openapi.json      this API, described
@@ -33,6 +34,7 @@ from bot.review import REQUESTER_ID
 from bot.service.limits import Limits, RateLimited
 from bot.service.openapi import openapi_document
 from bot.service.principals import Principal, Principals, Refusal
+from bot.service.relay_watch import WATCH_PATH, AskWatches
 from bot.service.routing import RouteRefused, Routing
 from bot.store import AskRecord, ThreadRef, Verdict
 from bot.tasks import Tasks
@@ -138,19 +140,22 @@ class RelayServer:
         self._metrics = metrics
         self._links = links
         self._clock: Clock = clock or SystemClock()
+        self.watches = AskWatches(asks, limits, tasks, self._caller, view_of, metrics=metrics)
 
     def add_routes(self, app: web.Application) -> None:
         """Mount the relay on `app` (its `client_max_size` should be `MAX_BODY_BYTES`)."""
         app.router.add_get("/v1/openapi.json", self._openapi)
         app.router.add_post("/v1/asks", self._create)
         app.router.add_get("/v1/asks", self._list)
+        app.router.add_get(WATCH_PATH, self.watches.handle)  # before {id}, which would match it
         app.router.add_get("/v1/asks/{id}", self._get)
         app.router.add_delete("/v1/asks/{id}", self._delete)
 
     def close(self) -> None:
         """Answer every held-open wait now, with the ask as it stands, for a quick shutdown;
-        from now on a wait answers at once."""
+        from now on a wait answers at once. Watch sockets close with 1001 (going away)."""
         self._closing = True
+        self.watches.close()
         now = asyncio.get_running_loop().time()
         for deadline in self._deadlines:
             if not deadline.expired():

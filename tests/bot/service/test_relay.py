@@ -301,6 +301,7 @@ async def test_the_openapi_document_describes_every_route(
     assert sorted(document["paths"]) == [
         "/healthz",
         "/v1/asks",
+        "/v1/asks/watch",
         "/v1/asks/{id}",
         "/v1/audit/export",
     ]

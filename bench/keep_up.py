@@ -6,8 +6,10 @@
   coroutine awaits, and beside our in-memory baseline of the fastest peer's design (post,
   wait on a future, answer: nothing stored), all five interleaved round by round; ask →
   posted on the same rounds, against the peer (bench.click_latency).
-- memory per pending ask and per held relay long-poll of `python -m bot`; baselines: the idle
-  service, and the service with the asks pending but nobody waiting (bench.pending_memory);
+- memory per pending ask, per held wait (an ask watched over the one WebSocket a
+  `RelayProvider` holds) and per held `GET ?wait=` long-poll of `python -m bot`; baselines:
+  the idle service, and the service with the asks pending but nobody waiting
+  (bench.watch_memory);
   the two together beside the in-memory peer's pending ask, a held request and a future
   (bench.peer_memory).
 - event-loop time of one thread reply with many asks pending beside the same with 10
@@ -31,7 +33,7 @@ from dataclasses import dataclass
 
 from slack_emulator import PostingRate
 
-from . import click_latency, peer_memory, pending_memory, posting_rate, reply_cost
+from . import click_latency, peer_memory, posting_rate, reply_cost, watch_memory
 from .stats import Summary
 
 # Slack's shape, sped up so the burst takes seconds: Slack's real rate is ~1 per second per
@@ -168,10 +170,12 @@ def click_rows(runs: list[click_latency.Samples]) -> list[Row]:
     return rows
 
 
-def memory_rows(memory: pending_memory.Memory, peer: peer_memory.PeerMemory) -> list[Row]:
-    """Per pending ask over idle; per held long-poll over the asks pending, nobody waiting;
-    the two together against the in-memory peer's pending ask, which is its held wait too."""
-    ours = memory.per_ask_kib + memory.per_poll_kib
+def memory_rows(memory: watch_memory.Memory, peer: peer_memory.PeerMemory) -> list[Row]:
+    """Per pending ask over idle; per held wait (an ask watched over the one socket a
+    `RelayProvider` holds) and per held GET long-poll, each over the asks pending with nobody
+    waiting; ask and wait together against the in-memory peer's pending ask, which is its
+    held wait too."""
+    ours = memory.per_ask_kib + memory.per_watch_kib
     return [
         Row(
             f"memory per pending ask (python -m bot, {memory.asks} pending)",
@@ -182,12 +186,19 @@ def memory_rows(memory: pending_memory.Memory, peer: peer_memory.PeerMemory) -> 
             memory.per_ask_kib <= PER_ASK_GOAL_KIB,
         ),
         Row(
+            f"memory per held wait ({memory.asks} asks watched over one WebSocket)",
+            f"{memory.watched_mib:.1f} MiB: {memory.per_watch_kib:.2f} KiB/wait",
+            f"asks pending, nobody waiting {memory.pending_mib:.1f} MiB",
+            "—",
+            f"≤ {PER_POLL_GOAL_KIB:g} KiB",
+            memory.per_watch_kib <= PER_POLL_GOAL_KIB,
+        ),
+        Row(
             f"memory per held relay long-poll ({memory.polls} GET ?wait=60)",
             f"{memory.held_mib:.1f} MiB: {memory.per_poll_kib:.2f} KiB/poll",
             f"asks pending, nobody waiting {memory.pending_mib:.1f} MiB",
             "—",
-            f"≤ {PER_POLL_GOAL_KIB:g} KiB",
-            memory.per_poll_kib <= PER_POLL_GOAL_KIB,
+            "—",
         ),
         Row(
             "pending ask with its held wait, memory against the peer",
@@ -229,7 +240,7 @@ async def main(sizes: Sizes) -> None:
     lap("posting")
     runs = [await click_latency.measure(sizes.rounds, sizes.warm_up) for _ in range(sizes.repeats)]
     lap("click")
-    memory = await pending_memory.measure(sizes.pending)
+    memory = await watch_memory.measure(sizes.pending)
     peer = await peer_memory.measure(sizes.pending)
     lap("memory")
     reply = await reply_cost.measure(sizes.pending, sizes.reply_rounds)

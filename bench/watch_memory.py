@@ -50,6 +50,11 @@ class Memory:
     polls: int  # GET long-polls held when `held_mib` was read
 
     @property
+    def per_ask_kib(self) -> float:
+        """RSS added per pending ask, nobody waiting."""
+        return (self.pending_mib - self.idle_mib) * 1024 / self.asks
+
+    @property
     def per_watch_kib(self) -> float:
         """RSS added per ask watched over the one socket."""
         return (self.watched_mib - self.pending_mib) * 1024 / self.asks
@@ -62,7 +67,8 @@ class Memory:
     def __str__(self) -> str:
         return (
             f"service RSS idle: {self.idle_mib:.1f} MiB\n"
-            f"with {self.asks} pending asks: {self.pending_mib:.1f} MiB\n"
+            f"with {self.asks} pending asks: {self.pending_mib:.1f} MiB "
+            f"({self.per_ask_kib:.2f} KiB per pending ask)\n"
             f"and all {self.asks} watched over one WebSocket: {self.watched_mib:.1f} MiB "
             f"({self.per_watch_kib:.2f} KiB per watched ask)\n"
             f"socket closed: {self.unwatched_mib:.1f} MiB\n"

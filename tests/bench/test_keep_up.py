@@ -28,6 +28,7 @@ ROWS = [
     "ask → posted, python -m bot",
     "ask → posted, relay",
     "memory per pending ask",
+    "memory per held wait",
     "memory per held relay long-poll",
     "pending ask with its held wait, memory against the peer",
     "event-loop time of one thread reply",

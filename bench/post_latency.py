@@ -1,0 +1,131 @@
+"""Ask → posted through the relay: the agent's POST to Slack's chat.postMessage, interleaved.
+
+Each path is `python -m bot` as `bench.latency_app relay-service` runs it (SQLite store, its
+observers, relay and all), in its own process, with its own emulator in this process. This
+process is the agent: a `RelayProvider` whose `start` sends `POST /v1/asks` as `ask()` does.
+Per round, from the moment the POST is sent:
+- `response`: the POST's 201 read by the agent (the ask is stored: stored before shown);
+- `postMessage`: the emulator has recorded the ask's chat.postMessage (seen where it wakes on
+  the emulator's change, one loop turn after the record, alike on every path);
+then the driver waits for the service to say it saved the ask as posted, withdraws it
+(`DELETE`), and starts the next round once the service is idle (the withdrawal shown).
+
+    python -m bench.post_latency [--rounds 300] [--repeats 1] [--against DIR]
+
+`--against DIR` runs the same path again as the checkout at DIR runs it (its
+`bench.latency_app` and `bot/`), interleaved in the same rounds: a change measured beside
+the code it replaces, on the same machine state.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+import time
+import uuid
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from provider import RelayProvider
+from slack_emulator import SlackEmulator
+
+from .click_latency import AGAINST, ROOT, AppProcess, bench_emulator, free_port
+from .latency_app import RELAY_TOKEN, REQUEST
+from .relay_latency import service_env
+from .stats import summarise
+
+WARM_UP = 20
+PATH = "relay"
+
+
+def posts(emu: SlackEmulator) -> int:
+    """How many chat.postMessage calls the emulator has recorded."""
+    return len(emu.calls_to("chat.postMessage"))
+
+
+@dataclass
+class PostPath:
+    """One service process, its emulator, and the agent's client of its relay."""
+
+    name: str
+    emu: SlackEmulator
+    service: AppProcess
+    relay: RelayProvider
+    responses: list[float] = field(default_factory=list)
+    posted: list[float] = field(default_factory=list)
+
+    async def round(self, keep: bool) -> None:
+        """POST an ask, time its response and its chat.postMessage, withdraw it, wait idle."""
+        seen = posts(self.emu)
+        started = time.perf_counter()
+        creating = asyncio.ensure_future(self._create())
+        await self.emu.wait_for(lambda: posts(self.emu) > seen, within=10, what="the post")
+        posted = time.perf_counter()
+        ask_id, answered = await creating
+        await self.service.expect("posted")
+        await self.relay.withdraw(ask_id)
+        self.service.send("idle")
+        await self.service.expect("idle")
+        if keep:
+            self.responses.append(answered - started)
+            self.posted.append(posted - started)
+
+    async def _create(self) -> tuple[str, float]:
+        view = await self.relay.start(REQUEST, idempotency_key=uuid.uuid4().hex)
+        return view.id, time.perf_counter()
+
+
+async def start_path(stack: AsyncExitStack, name: str, tmp: Path, against: Path | None) -> PostPath:
+    """The emulator, service process and relay client of path `name`, ready for rounds."""
+    root = against if name.endswith(AGAINST) and against is not None else ROOT
+    emu = bench_emulator()
+    await stack.enter_async_context(emu)
+    port = free_port()
+    emu.request_url = f"http://127.0.0.1:{port}/slack/events"
+    env = service_env(tmp / f"{name.replace(' ', '-').replace('@', 'at')}.db")
+    env.update(SLACK_API_URL=emu.api_url, PORT=str(port))
+    service = await AppProcess.start("relay-service", env=env, root=root)
+    stack.push_async_callback(service.stop)
+    url = (await service.line()).removeprefix("url ")
+    await service.expect("ready")
+    relay = await stack.enter_async_context(RelayProvider(url, RELAY_TOKEN))
+    return PostPath(name, emu, service, relay)
+
+
+async def measure(
+    rounds: int, warm_up: int = WARM_UP, against: Path | None = None
+) -> list[PostPath]:
+    """One interleaved run of every path, warm-up rounds dropped."""
+    names = [PATH] if against is None else [PATH, PATH + AGAINST]
+    with tempfile.TemporaryDirectory() as tmp:
+        async with AsyncExitStack() as stack:
+            paths = [await start_path(stack, n, Path(tmp), against) for n in names]
+            for n in range(warm_up + rounds):
+                for path in paths:
+                    await path.round(keep=n >= warm_up)
+        for path in paths:
+            assert path.emu.violations == [], path.emu.violations
+    return paths
+
+
+async def main(rounds: int, repeats: int, against: Path | None = None) -> None:
+    """Measure every path, interleaved, `repeats` times, and print each run's figures."""
+    print(f"ask → posted through the relay, {rounds} interleaved rounds x {repeats}")
+    for run in range(1, repeats + 1):
+        print(f"run {run}")
+        for path in await measure(rounds, against=against):
+            print(f"  {path.name:18} POST → 201         {summarise(path.responses)}")
+            print(f"  {path.name:18} POST → postMessage {summarise(path.posted)}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=300)
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument(
+        "--against", type=Path, help="another checkout whose service runs beside ours"
+    )
+    args = parser.parse_args()
+    asyncio.run(main(args.rounds, args.repeats, args.against))

@@ -1,12 +1,14 @@
 """Ask → posted through the relay: the agent's POST to Slack's chat.postMessage, interleaved.
 
 Each path is `python -m bot` as `bench.latency_app relay-service` runs it (SQLite store, its
-observers, relay and all), in its own process, with its own emulator in this process. This
-process is the agent: a `RelayProvider` whose `start` sends `POST /v1/asks` as `ask()` does.
-Per round, from the moment the POST is sent:
-- `response`: the POST's 201 read by the agent (the ask is stored: stored before shown);
-- `postMessage`: the emulator has recorded the ask's chat.postMessage (seen where it wakes on
-  the emulator's change, one loop turn after the record, alike on every path);
+observers, relay and all), in its own process, with its own emulator in this process. The
+agent is a third process (`--agent URL`, this checkout's for every path: the client is not
+what is measured), a `RelayProvider` whose `start` sends `POST /v1/asks` as `ask()` does.
+Per round, from the moment the agent sends the POST:
+- `201`: the agent has read the POST's response (the ask is stored: stored before shown);
+- `postMessage`: the emulator has recorded the ask's chat.postMessage (seen where this
+  process wakes on the emulator's change, one loop turn after the record, alike on every
+  path; this process is idle meanwhile, so the emulator's work never delays the agent's 201);
 then the driver waits for the service to say it saved the ask as posted, withdraws it
 (`DELETE`), and starts the next round once the service is idle (the withdrawal shown).
 
@@ -21,6 +23,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import sys
 import tempfile
 import time
 import uuid
@@ -32,7 +36,7 @@ from provider import RelayProvider
 from slack_emulator import SlackEmulator
 
 from .click_latency import AGAINST, ROOT, AppProcess, bench_emulator, free_port
-from .latency_app import RELAY_TOKEN, REQUEST
+from .latency_app import RELAY_TOKEN, REQUEST, report
 from .relay_latency import service_env
 from .stats import summarise
 
@@ -45,40 +49,58 @@ def posts(emu: SlackEmulator) -> int:
     return len(emu.calls_to("chat.postMessage"))
 
 
+class Agent(AppProcess):
+    """`python -m bench.post_latency --agent URL`: creates and withdraws asks when told."""
+
+    @classmethod
+    async def launch(cls, relay_url: str) -> Agent:
+        """Start an agent of the relay at `relay_url`, this checkout's, and wait till ready."""
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bench.post_latency",
+            "--agent",
+            relay_url,
+            cwd=ROOT,
+            stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        agent = cls(proc)
+        await agent.expect("ready")
+        return agent
+
+
 @dataclass
 class PostPath:
-    """One service process, its emulator, and the agent's client of its relay."""
+    """One service process, its emulator, and the agent asking through its relay."""
 
     name: str
     emu: SlackEmulator
     service: AppProcess
-    relay: RelayProvider
+    agent: Agent
     responses: list[float] = field(default_factory=list)
     posted: list[float] = field(default_factory=list)
 
     async def round(self, keep: bool) -> None:
-        """POST an ask, time its response and its chat.postMessage, withdraw it, wait idle."""
+        """Have the agent POST an ask; time its 201 and its chat.postMessage; withdraw it;
+        wait till the service is idle."""
         seen = posts(self.emu)
-        started = time.perf_counter()
-        creating = asyncio.ensure_future(self._create())
+        self.agent.send("go")
         await self.emu.wait_for(lambda: posts(self.emu) > seen, within=10, what="the post")
-        posted = time.perf_counter()
-        ask_id, answered = await creating
+        posted = time.time()
+        created = json.loads(await self.agent.line())
         await self.service.expect("posted")
-        await self.relay.withdraw(ask_id)
+        self.agent.send(f"withdraw {created['id']}")
+        await self.agent.expect("withdrawn")
         self.service.send("idle")
         await self.service.expect("idle")
         if keep:
-            self.responses.append(answered - started)
-            self.posted.append(posted - started)
-
-    async def _create(self) -> tuple[str, float]:
-        view = await self.relay.start(REQUEST, idempotency_key=uuid.uuid4().hex)
-        return view.id, time.perf_counter()
+            self.responses.append(created["answered_at"] - created["sent_at"])
+            self.posted.append(posted - created["sent_at"])
 
 
 async def start_path(stack: AsyncExitStack, name: str, tmp: Path, against: Path | None) -> PostPath:
-    """The emulator, service process and relay client of path `name`, ready for rounds."""
+    """The emulator, service and agent processes of path `name`, ready for rounds."""
     root = against if name.endswith(AGAINST) and against is not None else ROOT
     emu = bench_emulator()
     await stack.enter_async_context(emu)
@@ -90,8 +112,9 @@ async def start_path(stack: AsyncExitStack, name: str, tmp: Path, against: Path 
     stack.push_async_callback(service.stop)
     url = (await service.line()).removeprefix("url ")
     await service.expect("ready")
-    relay = await stack.enter_async_context(RelayProvider(url, RELAY_TOKEN))
-    return PostPath(name, emu, service, relay)
+    agent = await Agent.launch(url)
+    stack.push_async_callback(agent.stop)
+    return PostPath(name, emu, service, agent)
 
 
 async def measure(
@@ -108,6 +131,28 @@ async def measure(
         for path in paths:
             assert path.emu.violations == [], path.emu.violations
     return paths
+
+
+async def run_agent(relay_url: str) -> None:
+    """The agent process: "go" creates an ask and prints its id, when the POST was sent and
+    when its response was read; "withdraw ID" withdraws it; end of input: "done"."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    async with RelayProvider(relay_url, RELAY_TOKEN) as relay:
+        report("ready")
+        while line := (await reader.readline()).decode().strip():
+            if line == "go":
+                key = uuid.uuid4().hex
+                sent_at = time.time()
+                view = await relay.start(REQUEST, idempotency_key=key)
+                report({"id": view.id, "sent_at": sent_at, "answered_at": time.time()})
+            elif line.startswith("withdraw "):
+                await relay.withdraw(line.removeprefix("withdraw "))
+                report("withdrawn")
+            else:
+                raise SystemExit(f"unknown command {line!r}")
+    report("done")
 
 
 async def main(rounds: int, repeats: int, against: Path | None = None) -> None:
@@ -127,5 +172,9 @@ if __name__ == "__main__":
     parser.add_argument(
         "--against", type=Path, help="another checkout whose service runs beside ours"
     )
+    parser.add_argument("--agent", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    asyncio.run(main(args.rounds, args.repeats, args.against))
+    if args.agent is not None:
+        asyncio.run(run_agent(args.agent))
+    else:
+        asyncio.run(main(args.rounds, args.repeats, args.against))

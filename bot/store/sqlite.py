@@ -221,7 +221,8 @@ class SqliteStore(Connected[SqliteFile]):
             ).fetchone()
             return thread_from(row)
 
-        return await self._db.run(thread)
+        # Read for every ask of a session before it is posted: no hop to the worker.
+        return await self._db.read_now(thread)
 
     async def set_thread(self, session: str, ref: ThreadRef) -> None:
         """See `AskStore.set_thread`: a later call for the session replaces the thread."""

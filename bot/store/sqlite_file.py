@@ -302,6 +302,14 @@ class SqliteFile:
     async def write_now(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Commit `work` on the event loop's connection, or, when another writer holds the
         file (or the store has none), on the worker like every other call."""
+        return await self._on_loop(work, commits=True)
+
+    async def read_now(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work`, one read by primary key, on the event loop's connection: the hop to the
+        worker and back costs more than the read (on the worker when the file is busy)."""
+        return await self._on_loop(work, commits=False)
+
+    async def _on_loop(self, work: Callable[[sqlite3.Connection], T], *, commits: bool) -> T:
         inline = self.inline
         if inline is not None:
             try:
@@ -315,7 +323,8 @@ class SqliteFile:
             except sqlite3.Error as error:
                 raise StoreError(self.path, str(error)) from error
             else:
-                self._count_inline_commit()
+                if commits:
+                    self._count_inline_commit()
                 return done
         return await self.run(work)
 

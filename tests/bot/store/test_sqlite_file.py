@@ -143,7 +143,6 @@ async def test_every_sqlite_call_but_the_hot_paths_runs_on_one_worker_thread_not
     await store.recent()
     await store.events("a1")
     await store.set_thread("s", ThreadRef(channel="C1"))
-    await store.thread("s")
     await store.close()
     threads = {thread for thread, _ in traced}
     assert len(traced) > 20
@@ -188,6 +187,15 @@ async def test_creating_recording_a_post_and_saving_commit_on_the_loop(
     assert [s.split()[0] for s in on_loop].count("COMMIT") == 3
     assert scalar(db, "SELECT json_extract(record, '$.message_ts[0]') FROM asks") == "1.1"
     assert scalar(db, "SELECT count(*) FROM events") == 3
+
+
+async def test_a_sessions_thread_is_read_on_the_loop(db: Path, traced: Traced) -> None:
+    async with SqliteStore(db) as store:
+        await store.set_thread("s", ThreadRef(channel="C1", thread_ts="1.1"))
+        traced.clear()
+        assert await store.thread("s") == ThreadRef(channel="C1", thread_ts="1.1")
+        on_loop = [statement for thread, statement in traced if thread == threading.get_ident()]
+    assert [s.split()[0] for s in on_loop] == ["SELECT"]
 
 
 async def test_the_worker_checkpoints_what_the_loops_connection_commits(

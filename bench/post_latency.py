@@ -12,11 +12,13 @@ Per round, from the moment the agent sends the POST:
 then the driver waits for the service to say it saved the ask as posted, withdraws it
 (`DELETE`), and starts the next round once the service is idle (the withdrawal shown).
 
-    python -m bench.post_latency [--rounds 300] [--repeats 1] [--against DIR]
+    python -m bench.post_latency [--rounds 300] [--repeats 1] [--against DIR] [--session]
 
 `--against DIR` runs the same path again as the checkout at DIR runs it (its
 `bench.latency_app` and `bot/`), interleaved in the same rounds: a change measured beside
-the code it replaces, on the same machine state.
+the code it replaces, on the same machine state. `--session`: every ask is of one agent
+session (`agent.id`), so it is posted in the session's thread, found by the session's
+thread row (its root is posted in the first warm-up round).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from provider import Agent as Agent_
 from provider import RelayProvider
 from slack_emulator import SlackEmulator
 
@@ -42,6 +45,7 @@ from .stats import summarise
 
 WARM_UP = 20
 PATH = "relay"
+SESSION = "bench-session"
 
 
 def posts(emu: SlackEmulator) -> int:
@@ -53,7 +57,7 @@ class Agent(AppProcess):
     """`python -m bench.post_latency --agent URL`: creates and withdraws asks when told."""
 
     @classmethod
-    async def launch(cls, relay_url: str) -> Agent:
+    async def launch(cls, relay_url: str, session: str | None) -> Agent:
         """Start an agent of the relay at `relay_url`, this checkout's, and wait till ready."""
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -61,6 +65,7 @@ class Agent(AppProcess):
             "bench.post_latency",
             "--agent",
             relay_url,
+            *(("--session-id", session) if session else ()),
             cwd=ROOT,
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
@@ -99,7 +104,9 @@ class PostPath:
             self.posted.append(posted - created["sent_at"])
 
 
-async def start_path(stack: AsyncExitStack, name: str, tmp: Path, against: Path | None) -> PostPath:
+async def start_path(
+    stack: AsyncExitStack, name: str, tmp: Path, against: Path | None, session: str | None
+) -> PostPath:
     """The emulator, service and agent processes of path `name`, ready for rounds."""
     root = against if name.endswith(AGAINST) and against is not None else ROOT
     emu = bench_emulator()
@@ -112,19 +119,19 @@ async def start_path(stack: AsyncExitStack, name: str, tmp: Path, against: Path 
     stack.push_async_callback(service.stop)
     url = (await service.line()).removeprefix("url ")
     await service.expect("ready")
-    agent = await Agent.launch(url)
+    agent = await Agent.launch(url, session)
     stack.push_async_callback(agent.stop)
     return PostPath(name, emu, service, agent)
 
 
 async def measure(
-    rounds: int, warm_up: int = WARM_UP, against: Path | None = None
+    rounds: int, warm_up: int = WARM_UP, against: Path | None = None, session: str | None = None
 ) -> list[PostPath]:
     """One interleaved run of every path, warm-up rounds dropped."""
     names = [PATH] if against is None else [PATH, PATH + AGAINST]
     with tempfile.TemporaryDirectory() as tmp:
         async with AsyncExitStack() as stack:
-            paths = [await start_path(stack, n, Path(tmp), against) for n in names]
+            paths = [await start_path(stack, n, Path(tmp), against, session) for n in names]
             for n in range(warm_up + rounds):
                 for path in paths:
                     await path.round(keep=n >= warm_up)
@@ -133,19 +140,22 @@ async def measure(
     return paths
 
 
-async def run_agent(relay_url: str) -> None:
+async def run_agent(relay_url: str, session: str | None) -> None:
     """The agent process: "go" creates an ask and prints its id, when the POST was sent and
     when its response was read; "withdraw ID" withdraws it; end of input: "done"."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    request = REQUEST
+    if session is not None:
+        request = REQUEST.model_copy(update={"agent": Agent_(id=session, name="bench agent")})
     async with RelayProvider(relay_url, RELAY_TOKEN) as relay:
         report("ready")
         while line := (await reader.readline()).decode().strip():
             if line == "go":
                 key = uuid.uuid4().hex
                 sent_at = time.time()
-                view = await relay.start(REQUEST, idempotency_key=key)
+                view = await relay.start(request, idempotency_key=key)
                 report({"id": view.id, "sent_at": sent_at, "answered_at": time.time()})
             elif line.startswith("withdraw "):
                 await relay.withdraw(line.removeprefix("withdraw "))
@@ -155,12 +165,15 @@ async def run_agent(relay_url: str) -> None:
     report("done")
 
 
-async def main(rounds: int, repeats: int, against: Path | None = None) -> None:
+async def main(
+    rounds: int, repeats: int, against: Path | None = None, session: str | None = None
+) -> None:
     """Measure every path, interleaved, `repeats` times, and print each run's figures."""
-    print(f"ask → posted through the relay, {rounds} interleaved rounds x {repeats}")
+    where = f" in session {session}'s thread" if session else ""
+    print(f"ask → posted through the relay{where}, {rounds} interleaved rounds x {repeats}")
     for run in range(1, repeats + 1):
         print(f"run {run}")
-        for path in await measure(rounds, against=against):
+        for path in await measure(rounds, against=against, session=session):
             print(f"  {path.name:18} POST → 201         {summarise(path.responses)}")
             print(f"  {path.name:18} POST → postMessage {summarise(path.posted)}")
 
@@ -172,9 +185,15 @@ if __name__ == "__main__":
     parser.add_argument(
         "--against", type=Path, help="another checkout whose service runs beside ours"
     )
+    parser.add_argument(
+        "--session", action="store_true", help="every ask of one agent session, in its thread"
+    )
     parser.add_argument("--agent", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--session-id", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.agent is not None:
-        asyncio.run(run_agent(args.agent))
+        asyncio.run(run_agent(args.agent, args.session_id))
     else:
-        asyncio.run(main(args.rounds, args.repeats, args.against))
+        asyncio.run(
+            main(args.rounds, args.repeats, args.against, SESSION if args.session else None)
+        )

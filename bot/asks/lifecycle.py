@@ -370,8 +370,9 @@ class Asks:
 
         The one way an ask ends. `reason` is shown to people; `detail` (default: the reason)
         completes the seam error the ending gives the agent. An answer goes with `ANSWERED`.
-        `show_later`: return once the ending is saved and the waiters woken, and update Slack
-        in a tracked task (a click decided before its ack must not make the ack wait for it).
+        `show_later`: return once the ending is saved and the waiters woken; the observers
+        hear of it one loop turn later and Slack is updated in a tracked task (a click decided
+        before its ack must not make the ack, nor the woken agent, wait for either).
         """
         if (answer is not None) != (verdict is Verdict.ANSWERED):
             raise ValueError(f"an ask ends {verdict} {'without' if answer else 'with'} an answer")
@@ -426,23 +427,26 @@ class Asks:
             # Another replica settled it first: its record is the truth, and it shows it.
             await self.held_asks.refresh(live)
             return False
+        if show_later:
+            # Decided before its ack: the waiting agent is woken first, then the observers
+            # hear of it once the ack has gone and the agent has run (one loop turn later,
+            # before the decided message is shown), then the message is shown.
+            self.held_asks.ended(live, record)
+            asyncio.get_running_loop().call_soon(self.observers.saved, record, event)
+            self._tasks.spawn(self._show_or_retry(live), name=f"show {record.id}")
+            return True
         self.observers.saved(record, event)
         self.held_asks.ended(live, record)
-
-        async def show_or_retry() -> None:
-            if not await self.show(live):
-                await self._reshow(live)
-
-        if show_later:
-            # Spawned after the wake-up, so the waiting agent runs first.
-            self._tasks.spawn(show_or_retry(), name=f"show {record.id}")
-            return True
         # Wake first, then show: the waiting agent runs before the decided message is
         # rendered and sent (the answer is already saved; showing it is for people).
         await asyncio.sleep(0)
         if not await self.show(live):
             self._tasks.spawn(self._reshow(live), name=f"reshow {record.id}")
         return True
+
+    async def _show_or_retry(self, live: LiveAsk) -> None:
+        if not await self.show(live):
+            await self._reshow(live)
 
     async def show(self, live: LiveAsk, *, where: ThreadRef | None = None) -> bool:
         """Replace the controls of every posted part with the settlement; once every part

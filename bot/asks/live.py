@@ -8,7 +8,8 @@ the ended record and nothing here keeps it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections import Counter
+from collections.abc import Awaitable, Callable, Collection
 from dataclasses import dataclass
 
 from bot.asks.reply_index import ReplyIndex
@@ -56,6 +57,8 @@ class LiveAsks:
         self._read = read
         self._waiters = waiters
         self._live: dict[str, LiveAsk] = {}
+        # How many of them each agent session has: the relay's pending cap reads it.
+        self._by_agent: Counter[str | None] = Counter()
         # What a thread reply looks up, so it never scans every ask.
         self._replies = ReplyIndex()
 
@@ -71,6 +74,10 @@ class LiveAsks:
         """Every ask held now (a copy of the list)."""
         return list(self._live.values())
 
+    def pending_of(self, agents: Collection[str]) -> int:
+        """How many asks of these agent sessions are held now."""
+        return sum(self._by_agent[agent] for agent in agents)
+
     async def held(self, ask_id: str) -> LiveAsk | None:
         """The open ask with this id: the live copy, or one another replica made or posted
         (taken in hand from the store). None once it has ended."""
@@ -82,8 +89,8 @@ class LiveAsks:
 
     def add(self, record: AskRecord, layout: AskLayout) -> LiveAsk:
         """Hold an ask this process just created."""
-        self._live[record.id] = live = LiveAsk(record, layout)
-        self.file_for_replies(live)
+        live = LiveAsk(record, layout)
+        self._hold(live)
         return live
 
     def take(self, record: AskRecord) -> LiveAsk | None:
@@ -91,9 +98,17 @@ class LiveAsks:
         is held already; the copy held (None: it has ended and none is)."""
         live = self._live.get(record.id)
         if live is None and not record.settled:
-            self._live[record.id] = live = LiveAsk(record, lay_out(record.request), recovering=True)
-            self.file_for_replies(live)
+            live = LiveAsk(record, lay_out(record.request), recovering=True)
+            self._hold(live)
         return live
+
+    def _hold(self, live: LiveAsk) -> None:
+        replaced = self._live.get(live.record.id)
+        if replaced is not None:
+            self._by_agent[replaced.record.agent_id] -= 1
+        self._live[live.record.id] = live
+        self._by_agent[live.record.agent_id] += 1
+        self.file_for_replies(live)
 
     async def refresh(self, live: LiveAsk) -> bool:
         """Read the ask again (another replica wrote it); False if it has ended, and then
@@ -110,6 +125,9 @@ class LiveAsks:
         live.record = record
         if self._live.get(record.id) is live:
             del self._live[record.id]
+            self._by_agent[record.agent_id] -= 1
+            if not self._by_agent[record.agent_id]:
+                del self._by_agent[record.agent_id]
         self._replies.remove(record.id)
         if record.settled:
             self._waiters.settled(record)  # handed over: no waiter reads it again

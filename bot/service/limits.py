@@ -1,8 +1,9 @@
 """How much one relay caller may hold and how fast it may ask: 429 with `Retry-After`.
 
 Per credential (`CredentialLimits`): pending asks of its agents (counted in the store, so
-across replicas), creates per minute and held waits (counted per replica: a token bucket
-and a counter in this process). The service also caps the waits it holds at once for
+across replicas; alone on its store, this process holds every pending ask and counts them
+in memory, `pending_held`, with no read), creates per minute and held waits (counted per
+replica: a token bucket and a counter in this process). The service also caps the waits it holds at once for
 everyone (`SLACK_QUESTIONS_MAX_WAITS`), the admin token included: each held wait is an open
 connection and a task (an ask watched over `GET /v1/asks/watch`: a task, on a shared socket).
 """
@@ -51,6 +52,9 @@ class Limits:
     store: AskStore
     max_waits: int  # SLACK_QUESTIONS_MAX_WAITS
     monotonic: Callable[[], float] = time.monotonic
+    # The pending asks of these agents this process holds: given when no replica shares the
+    # store (then they are all of them), so the pending cap reads nothing.
+    pending_held: Callable[[frozenset[str]], int] | None = None
     _buckets: dict[str, _Bucket] = field(default_factory=dict)
     _waits: dict[str, int] = field(default_factory=dict)
     _held: int = 0
@@ -66,10 +70,14 @@ class Limits:
         cap = principal.limits.max_pending if principal.limits else None
         if cap is None:
             return
-        pending = await self.store.recent(
-            state=AskState.PENDING, agents=principal.agents, limit=cap
-        )
-        if len(pending) >= cap:
+        if self.pending_held is not None:
+            pending = self.pending_held(principal.agents)
+        else:
+            found = await self.store.recent(
+                state=AskState.PENDING, agents=principal.agents, limit=cap
+            )
+            pending = len(found)
+        if pending >= cap:
             raise RateLimited(
                 f"{principal.name} has {cap} pending asks, its limit (max_pending): "
                 f"retry in {PENDING_RETRY_S} s, or withdraw one",

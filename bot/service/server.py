@@ -136,7 +136,7 @@ class Server:
         try:
             if config.slack.channel is not None:
                 await check_membership(parts.client, provider.bot_user_id, config.slack.channel)
-            relay = relay_of(config, parts, store)
+            relay = relay_of(config, parts, store, shared=notifier is not None)
             readiness = Readiness(
                 {
                     "store": _store_check(store),
@@ -397,9 +397,10 @@ class WriteProbe(Protocol):
         ...
 
 
-def relay_of(config: Config, parts: Parts, store: AskStore) -> RelayServer:
+def relay_of(config: Config, parts: Parts, store: AskStore, *, shared: bool = False) -> RelayServer:
     """The relay over `parts`, its callers looked up in `store`; one WARNING if the shared
-    admin token is configured."""
+    admin token is configured. `shared`: other replicas use the store (pending asks are
+    counted there, not in this process)."""
     if config.relay_token is not None:
         log.warning(
             "SLACK_QUESTIONS_RELAY_TOKEN is set: every agent holding it can see, read and "
@@ -413,7 +414,11 @@ def relay_of(config: Config, parts: Parts, store: AskStore) -> RelayServer:
         parts.tasks,
         Principals(store, config.relay_token),
         Routing(store, channels + config.channels),
-        Limits(store, config.max_waits),
+        Limits(
+            store,
+            config.max_waits,
+            pending_held=None if shared else parts.asks.held_asks.pending_of,
+        ),
         metrics=parts.metrics,
         links=parts.team.links,
     )

@@ -1,7 +1,7 @@
 """`SqliteStore`: the `AskStore` on one SQLite file, so asks survive a restart of the bot.
 
 This module holds the store's queries; how they reach the file (one worker thread, and the
-event loop's own connection for the click path's commits), its durability and its schema
+event loop's own connection for the hot paths' commits: add, save, advance, settle, inbox_add), its durability and its schema
 migrations are `SqliteFile`'s (bot/store/sqlite_file.py).
 
 Layout (`MIGRATIONS` in sqlite_file.py):
@@ -130,7 +130,8 @@ class SqliteStore(Connected[SqliteFile]):
                 )
             return record, True
 
-        return await self._db.run(add)
+        # On the loop's connection, no hop to the worker: the agent's 201 and the post wait on it.
+        return await self._db.write_now(add)
 
     async def get(self, ask_id: str) -> AskRecord | None:
         """See `AskStore.get`."""
@@ -160,7 +161,7 @@ class SqliteStore(Connected[SqliteFile]):
                 )
                 _append(conn, self._audit_key, event)
 
-        await self._db.run(save)
+        await self._db.write_now(save)
 
     async def log(self, event: AskEvent) -> None:
         """See `AskStore.log`. `KeyError` if no ask has `event.ask_id`."""
@@ -220,7 +221,8 @@ class SqliteStore(Connected[SqliteFile]):
             ).fetchone()
             return thread_from(row)
 
-        return await self._db.run(thread)
+        # Read for every ask of a session before it is posted: no hop to the worker.
+        return await self._db.read_now(thread)
 
     async def set_thread(self, session: str, ref: ThreadRef) -> None:
         """See `AskStore.set_thread`: a later call for the session replaces the thread."""
@@ -326,7 +328,8 @@ class SqliteStore(Connected[SqliteFile]):
                 _append(conn, self._audit_key, event)
             return True
 
-        return await self._db.run(advance)
+        # On the loop's connection, no hop to the worker: the next post and a click wait on it.
+        return await self._db.write_now(advance)
 
     async def lease(self, name: str, owner: str, *, now: float, until: float) -> Lease | None:
         """See `AskStore.lease`: read and taken under the write lock."""

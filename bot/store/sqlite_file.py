@@ -6,8 +6,9 @@ same-thread check stays on to prove it), and closed there. One worker also seria
 store's calls, so a transaction never interleaves with another of the same store. A call
 whose caller is cancelled still runs to the end (commit or rollback) on the worker.
 
-The exception is the click path (issue 13): settling an ask and keeping a click in the inbox
-are committed where they are asked for, on the event loop, through a second connection
+The exception is the hot paths' writes (issue 13, issue 28): creating an ask, recording its
+post, settling it, marking it shown and keeping a click in the inbox are committed where
+they are asked for, on the event loop, through a second connection
 (opened by the worker, then used only on the loop) that never makes the loop wait on
 another writer or a sync: it never waits for a lock (`busy_timeout` 0: when another
 writer holds the file, the write goes to the worker as usual), never checkpoints (the
@@ -16,6 +17,10 @@ the log, with no fsync. A hop to the worker and back costs a thread wake-up and 
 hand-offs on the way to the waiting agent: a settle took 0.37 ms at the median and 5.2 ms
 at p95 through the worker (the worker waiting out the interpreter's 5 ms switch interval
 for the GIL), 0.22 and 0.45 ms on the loop (`bench/sqlite_inline.py`, 2-core machine).
+Since that connection never checkpoints, every `CHECKPOINT_EVERY` commits on it the worker
+is given a passive checkpoint to run, so the log is folded back into the file as before
+(SQLite's own autocheckpoint runs on the committing connection, and most commits are now
+the loop's).
 
 Durability: WAL journal with `synchronous=NORMAL`. A committed write survives the process
 being killed (SIGKILL included); after a power cut the last few commits may roll back, but
@@ -40,6 +45,7 @@ import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TypeVar
 
@@ -53,6 +59,9 @@ OWNER_ONLY = 0o600
 _OTHERS = 0o077  # group and others: read, write, execute
 
 BUSY_TIMEOUT_MS = 5000
+# Commits on the loop's connection between two checkpoints run by the worker. A hot-path
+# commit appends a few pages to the log; SQLite's own autocheckpoint is at 1,000 pages.
+CHECKPOINT_EVERY = 100
 
 # MIGRATIONS[n] takes a file from schema version n to n + 1. Append, never edit: a file
 # already at version n + 1 will not run step n again. A later column is a new step, e.g.
@@ -241,6 +250,7 @@ class SqliteFile:
         self._conn: sqlite3.Connection | None = None
         # Opened by the worker, used only on the event loop (see the module docstring).
         self.inline: sqlite3.Connection | None = None
+        self._inline_commits = 0  # since the last checkpoint given to the worker
 
     async def start(self) -> None:
         """Open the file on a worker thread of its own and bring its schema up to date."""
@@ -292,10 +302,18 @@ class SqliteFile:
     async def write_now(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Commit `work` on the event loop's connection, or, when another writer holds the
         file (or the store has none), on the worker like every other call."""
+        return await self._on_loop(work, commits=True)
+
+    async def read_now(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Run `work`, one read by primary key, on the event loop's connection: the hop to the
+        worker and back costs more than the read (on the worker when the file is busy)."""
+        return await self._on_loop(work, commits=False)
+
+    async def _on_loop(self, work: Callable[[sqlite3.Connection], T], *, commits: bool) -> T:
         inline = self.inline
         if inline is not None:
             try:
-                return work(inline)
+                done = work(inline)
             except sqlite3.OperationalError as error:
                 if error.sqlite_errorcode & 0xFF not in (
                     sqlite3.SQLITE_BUSY,
@@ -304,7 +322,19 @@ class SqliteFile:
                     raise StoreError(self.path, str(error)) from error
             except sqlite3.Error as error:
                 raise StoreError(self.path, str(error)) from error
+            else:
+                if commits:
+                    self._count_inline_commit()
+                return done
         return await self.run(work)
+
+    def _count_inline_commit(self) -> None:
+        self._inline_commits += 1
+        if self._inline_commits < CHECKPOINT_EVERY or self._worker is None:
+            return
+        self._inline_commits = 0
+        # Not awaited: the worker runs it after the jobs before it, and `close` after it.
+        self._worker.submit(partial(_checkpoint, self._conn, self.path))
 
     async def check_writable(self) -> None:
         """Take the write lock and write, then roll back; `StoreError` saying why not
@@ -441,6 +471,17 @@ def _use_wal(conn: sqlite3.Connection) -> None:
             if not busy or time.monotonic() >= deadline:
                 raise
         time.sleep(0.005)
+
+
+def _checkpoint(conn: sqlite3.Connection | None, path: Path) -> None:
+    """Fold the log into the file without waiting for anyone (PASSIVE), on the worker; a
+    checkpoint that cannot run now is done by a later one, so a failure is only logged."""
+    if conn is None:
+        return
+    try:
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+    except sqlite3.Error as error:
+        log.warning("ask store %s: a checkpoint failed: %s", path, error)
 
 
 def _close_all(connections: list[sqlite3.Connection]) -> None:

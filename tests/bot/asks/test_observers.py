@@ -3,6 +3,7 @@ write told to nobody); an expired plan review gets its own log line, with its ag
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import pytest
@@ -11,6 +12,7 @@ from bot.asks.live import LiveAsk
 from bot.asks.observers import AskObserver, Observers
 from bot.review import ReviewPolicies, ReviewPolicy
 from bot.store import AskEvent, AskRecord, AskState, EventKind, MemoryStore, Verdict
+from provider import AskUserQuestionAnswer
 from slack_emulator import ManualClock, SlackEmulator
 
 from ..harness import ALICE, CHANNEL, request, running_bot
@@ -96,6 +98,33 @@ async def test_each_transition_is_told_once_right_after_its_write(emu: SlackEmul
         f"told posted {ask_id}",
         f"told fully posted {ask_id}",
         f"stored answered {ask_id}",
+        f"told answered {ask_id}",
+        f"stored shown {ask_id}",
+        f"told shown {ask_id}",
+    ]
+
+
+async def test_a_click_decided_before_its_ack_wakes_its_agent_before_the_observers_hear(
+    emu: SlackEmulator,
+) -> None:
+    log: list[str] = []
+
+    async def agent() -> AskUserQuestionAnswer:
+        answer = await bot.service.ask(request(DB))
+        log.append("agent woke")
+        return answer
+
+    async with running_bot(emu, store=WritingStore(log)) as bot:
+        bot.provider.asks.observers.add(Recorder(log))
+        asking = asyncio.create_task(agent())
+        message = await bot.posted()
+        await emu.person(ALICE).click(message, text="SQLite")
+        assert (await asking).answers[0].selected == ["SQLite"]
+        await bot.idle()
+    [ask_id] = {line.rsplit(" ", 1)[1] for line in log if line != "agent woke"}
+    assert log[log.index(f"stored answered {ask_id}") :] == [
+        f"stored answered {ask_id}",
+        "agent woke",
         f"told answered {ask_id}",
         f"stored shown {ask_id}",
         f"told shown {ask_id}",

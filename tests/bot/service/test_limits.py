@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import pytest
 from aiohttp import web
 
 from bot.service.server import Server
-from bot.store import CredentialLimits
+from bot.store import AskRecord, CredentialLimits
 from provider import AskUserQuestionRequest, RelayProvider
 from slack_emulator import SlackEmulator
 
@@ -45,6 +46,35 @@ async def test_over_its_pending_asks_a_credential_gets_429_with_retry_after(
         "retry in 5 s, or withdraw one"
     )
     assert len(await server.store.recent()) == 2
+
+
+async def test_a_withdrawn_ask_frees_its_place_under_the_pending_cap(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    token = await credential(server, "ci", limits=CredentialLimits(max_pending=1))
+    url = f"{server.url}/v1/asks"
+    status, body, _ = await call(http, "POST", url, token, json={"questions": [DB]})
+    assert status == 201
+    assert (await call(http, "POST", url, token, json={"questions": [DB]}))[0] == 429
+    await call(http, "DELETE", f"{url}/{body['id']}", token)
+    assert (await call(http, "POST", url, token, json={"questions": [DB]}))[0] == 201
+    await server.provider.idle()
+
+
+async def test_alone_on_its_store_the_pending_cap_is_counted_without_a_read(
+    server: Server, http: aiohttp.ClientSession, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = await credential(server, "ci", limits=CredentialLimits(max_pending=2))
+
+    async def no_read(**_: object) -> list[AskRecord]:
+        raise AssertionError("the pending asks were read from the store")
+
+    monkeypatch.setattr(server.store, "recent", no_read)
+    url = f"{server.url}/v1/asks"
+    for _ in range(2):
+        assert (await call(http, "POST", url, token, json={"questions": [DB]}))[0] == 201
+    assert (await call(http, "POST", url, token, json={"questions": [DB]}))[0] == 429
+    await server.provider.idle()
 
 
 async def test_over_its_creates_a_minute_a_credential_gets_429_with_retry_after(

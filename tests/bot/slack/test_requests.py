@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from urllib.parse import quote
 
 import pytest
 from multidict import CIMultiDict
@@ -72,6 +73,51 @@ def test_a_well_formed_click_becomes_bolts_request() -> None:
     )
     request = bolt_request_of(body, "", {"content-type": ["application/json"]})
     assert request.body["actions"] == [{"action_id": "sq_pick.0"}]
+
+
+def test_a_well_formed_click_is_parsed_once_by_bolt(monkeypatch: pytest.MonkeyPatch) -> None:
+    def parsed_again(text: str, content_type: str | None) -> object:
+        raise AssertionError("the body was parsed a second time")
+
+    monkeypatch.setattr("bot.slack.requests._parse", parsed_again)
+    body = "payload=" + quote('{"type": "block_actions", "actions": [{"action_id": "sq_pick.0"}]}')
+    request = bolt_request_of(body, "", {"content-type": ["application/x-www-form-urlencoded"]})
+    assert request.body["actions"] == [{"action_id": "sq_pick.0"}]
+
+
+def test_a_click_without_actions_is_refused_by_bolt_request_of_as_by_check_payload() -> None:
+    with pytest.raises(Refused) as refused:
+        bolt_request_of(
+            '{"type": "block_actions", "actions": []}', "", {"content-type": ["application/json"]}
+        )
+    assert refusal(refused) == (
+        400,
+        "malformed payload: payload: Value error, block_actions without actions",
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        ("payload=null", "the payload field is JSON but not an object"),
+        ("payload=%5B1%5D", "the payload field is JSON but not an object"),
+        (
+            "payload=%7Bnope",
+            "the payload field is not JSON (Expecting property name enclosed in"
+            " double quotes: line 1 column 2 (char 1))",
+        ),
+    ],
+)
+def test_a_payload_bolt_cannot_read_is_refused_saying_what_is_wrong(body: str, reason: str) -> None:
+    with pytest.raises(Refused) as refused:
+        bolt_request_of(body, "", {"content-type": ["application/x-www-form-urlencoded"]})
+    assert refusal(refused) == (400, reason)
+
+
+def test_a_slash_command_form_has_no_envelope_to_check() -> None:
+    body = "command=%2Fagent-questions&text=actions&user_id=U1"
+    request = bolt_request_of(body, "", {"content-type": ["application/x-www-form-urlencoded"]})
+    assert request.body["command"] == "/agent-questions"
 
 
 NOW = 1_700_000_000.0

@@ -28,7 +28,14 @@ from bot.store import (
     ThreadRef,
 )
 from bot.store.sqlite import SqliteStore
-from bot.store.sqlite_file import MIGRATIONS, SCHEMA_VERSION, StoreError, migrate, owner_only
+from bot.store.sqlite_file import (
+    CHECKPOINT_EVERY,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    StoreError,
+    migrate,
+    owner_only,
+)
 from provider import AskUserQuestionAnswer, AskUserQuestionAnswerItem
 from tests.bot.store.sqlite_files import ask, raw, scalar
 
@@ -123,19 +130,19 @@ def traced(monkeypatch: pytest.MonkeyPatch) -> Traced:
     return seen
 
 
-async def test_every_sqlite_call_but_the_click_paths_runs_on_one_worker_thread_not_the_loops(
+async def test_every_sqlite_call_but_the_hot_paths_runs_on_one_worker_thread_not_the_loops(
     db: Path, traced: Traced
 ) -> None:
+    async with SqliteStore(db) as seeded:
+        await seeded.add(ask("a1"))
+    traced.clear()
     store = await SqliteStore.open(db)
-    await store.add(ask("a1"))
     await store.get("a1")
-    await store.save(ask("a1"), AskEvent(ask_id="a1", at=1.0, kind=EventKind.POSTED))
     await store.log(AskEvent(ask_id="a1", at=2.0, kind=EventKind.REFUSED))
     await store.pending()
     await store.recent()
     await store.events("a1")
     await store.set_thread("s", ThreadRef(channel="C1"))
-    await store.thread("s")
     await store.close()
     threads = {thread for thread, _ in traced}
     assert len(traced) > 20
@@ -165,6 +172,45 @@ async def test_a_settle_and_an_inbox_row_commit_on_the_loop_without_a_hop_to_the
     ]
     assert scalar(db, "SELECT state FROM asks WHERE id = 'a1'") == "answered"
     assert scalar(db, "SELECT count(*) FROM inbox") == 1
+
+
+async def test_creating_recording_a_post_and_saving_commit_on_the_loop(
+    db: Path, traced: Traced
+) -> None:
+    async with SqliteStore(db) as store:
+        traced.clear()
+        await store.add(ask("a1"))
+        posted = ask("a1", message_ts=["1.1"], version=1)
+        assert await store.advance(posted, AskEvent(ask_id="a1", at=1.0, kind=EventKind.POSTED))
+        await store.save(posted, AskEvent(ask_id="a1", at=2.0, kind=EventKind.SHOWN))
+        on_loop = [statement for thread, statement in traced if thread == threading.get_ident()]
+    assert [s.split()[0] for s in on_loop].count("COMMIT") == 3
+    assert scalar(db, "SELECT json_extract(record, '$.message_ts[0]') FROM asks") == "1.1"
+    assert scalar(db, "SELECT count(*) FROM events") == 3
+
+
+async def test_a_sessions_thread_is_read_on_the_loop(db: Path, traced: Traced) -> None:
+    async with SqliteStore(db) as store:
+        await store.set_thread("s", ThreadRef(channel="C1", thread_ts="1.1"))
+        traced.clear()
+        assert await store.thread("s") == ThreadRef(channel="C1", thread_ts="1.1")
+        on_loop = [statement for thread, statement in traced if thread == threading.get_ident()]
+    assert [s.split()[0] for s in on_loop] == ["SELECT"]
+
+
+async def test_the_worker_checkpoints_what_the_loops_connection_commits(
+    db: Path, traced: Traced
+) -> None:
+    async with SqliteStore(db) as store:
+        for n in range(CHECKPOINT_EVERY - 1):
+            await store.add(ask(f"a{n}"))
+        await store.get("a0")  # the worker has run every job given before this one
+        assert not [s for _, s in traced if "wal_checkpoint" in s]
+        await store.add(ask("last"))
+        await store.get("a0")
+    checkpoints = [(thread, s) for thread, s in traced if "wal_checkpoint" in s]
+    assert len(checkpoints) == 1
+    assert checkpoints[0][0] != threading.get_ident()
 
 
 async def test_a_settle_waits_on_the_worker_when_another_writer_holds_the_file(

@@ -81,8 +81,8 @@ class LiveAsks:
         return self.take(record) if record is not None else None
 
     def add(self, record: AskRecord, layout: AskLayout) -> LiveAsk:
-        """Hold an ask this process just created."""
-        self._live[record.id] = live = LiveAsk(record, layout)
+        """Hold an ask this process just created (its record evolved: a compact copy)."""
+        self._live[record.id] = live = LiveAsk(record.evolve(), layout)
         self.file_for_replies(live)
         return live
 
@@ -91,7 +91,8 @@ class LiveAsks:
         is held already; the copy held (None: it has ended and none is)."""
         live = self._live.get(record.id)
         if live is None and not record.settled:
-            self._live[record.id] = live = LiveAsk(record, lay_out(record.request), recovering=True)
+            layout = lay_out(record.request)
+            self._live[record.id] = live = LiveAsk(record.evolve(), layout, recovering=True)
             self.file_for_replies(live)
         return live
 

@@ -127,9 +127,13 @@ class AskRecord(Record):
 
     def evolve(self, **changes: object) -> AskRecord:
         """A copy with `changes`, not validated (like `model_copy`). Every evolved record
-        shares one set of "fields set" (nothing here reads it): thousands of pending asks
-        carry no such set each (0.7 KiB less per ask than `model_copy`)."""
-        return AskRecord.model_construct(_EVERY_FIELD, **{**self.__dict__, **changes})
+        shares one set of "fields set" (nothing here reads it) and one table of field names
+        (`_fields_of`): thousands of pending asks carry neither each (0.7 KiB and 0.5 KiB
+        less per ask than `model_copy`; `model_copy` of an evolved record keeps the table)."""
+        values = {**self.__dict__, **changes}
+        evolved = AskRecord.model_construct(_EVERY_FIELD, **values)
+        object.__setattr__(evolved, "__dict__", _fields_of(values))
+        return evolved
 
     @property
     def request(self) -> AskUserQuestionRequest:
@@ -171,6 +175,25 @@ class AskRecord(Record):
 
 
 _EVERY_FIELD = set(AskRecord.model_fields)
+
+
+class _RecordFields:
+    """Holds an evolved record's values as attributes, in field order, so that its
+    `__dict__` is a split dict (PEP 412): the field names live in one key table shared by
+    every such dict, which holds only its values (an `AskRecord`'s own `__dict__` is a dict
+    of 29 keys, 832 bytes; this one is 296). CPython shares a class's keys up to 30 names;
+    past that the dict is an ordinary one again, only bigger (tests/bot/store/test_memory.py
+    says so)."""
+
+
+def _fields_of(values: dict[str, object]) -> dict[str, object]:
+    """`values` (every field of `AskRecord`) as a dict that shares its keys (`_RecordFields`)."""
+    holder = _RecordFields()
+    for name in AskRecord.model_fields:  # always this order: one key table for all
+        setattr(holder, name, values[name])
+    return holder.__dict__
+
+
 _QUESTION_FIELDS = set(AskUserQuestionItem.model_fields)
 _OPTION_FIELDS = set(AskUserQuestionOption.model_fields)
 

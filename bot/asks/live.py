@@ -8,7 +8,8 @@ the ended record and nothing here keeps it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 from bot.asks.reply_index import ReplyIndex
@@ -32,14 +33,29 @@ class LiveAsk:
     # Its post waits in its channel's lane (`Posting.post_soon`), holding no task.
     in_lane: bool = False
     _posting: asyncio.Lock | None = None
+    _posting_users: int = 0  # holding or awaiting `_posting`
 
-    @property
-    def posting(self) -> asyncio.Lock:
+    @contextlib.asynccontextmanager
+    async def posting(self) -> AsyncIterator[None]:
         """Held while parts are posted, so a settlement waits for every message it must
-        update (made when first needed: an ask in its lane has none)."""
+        update. Its lock exists only while someone holds or awaits it: an ask in its lane,
+        or posted and waiting for people, keeps none (88 bytes each)."""
         if self._posting is None:
             self._posting = asyncio.Lock()
-        return self._posting
+        lock = self._posting
+        self._posting_users += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            self._posting_users -= 1
+            if not self._posting_users:
+                self._posting = None
+
+    @property
+    def being_posted(self) -> bool:
+        """Whether someone holds `posting` now."""
+        return self._posting is not None and self._posting.locked()
 
     @property
     def fully_posted(self) -> bool:

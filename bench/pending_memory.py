@@ -94,13 +94,17 @@ class Memory:
         return (self.held_mib - self.pending_mib) * 1024 / self.polls
 
     def __str__(self) -> str:
-        return (
-            f"service RSS idle: {self.idle_mib:.1f} MiB\n"
+        lines = [
+            f"service RSS idle: {self.idle_mib:.1f} MiB",
             f"with {self.asks} pending asks: {self.pending_mib:.1f} MiB "
-            f"({self.per_ask_kib:.2f} KiB per pending ask)\n"
-            f"and {self.polls} held GET ?wait=60: {self.held_mib:.1f} MiB "
-            f"({self.per_poll_kib:.2f} KiB per held long-poll)"
-        )
+            f"({self.per_ask_kib:.2f} KiB per pending ask)",
+        ]
+        if self.polls:  # (none: measured without them)
+            lines.append(
+                f"and {self.polls} held GET ?wait=60: {self.held_mib:.1f} MiB "
+                f"({self.per_poll_kib:.2f} KiB per held long-poll)"
+            )
+        return "\n".join(lines)
 
 
 def enough_files(count: int) -> None:
@@ -183,4 +187,4 @@ if __name__ == "__main__":
     parser.add_argument("--no-polls", action="store_true", help="pending asks only")
     args = parser.parse_args()
     memory = asyncio.run(measure(args.asks, with_polls=not args.no_polls))
-    print(memory if memory.polls else str(memory).rsplit("\n", 1)[0])
+    print(memory)

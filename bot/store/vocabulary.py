@@ -6,6 +6,7 @@ layer above it reads.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection
 from enum import StrEnum
 from typing import Literal
@@ -201,7 +202,8 @@ _OPTION_FIELDS = set(AskUserQuestionOption.model_fields)
 def compact_questions(questions: list[AskUserQuestionItem]) -> list[AskUserQuestionItem]:
     """The same (validated) questions, rebuilt so that every question and option shares
     its class's one "fields set" (nothing here reads it): a pending ask's questions then
-    carry no set per model (0.2 KiB each)."""
+    carry no set per model (0.2 KiB each). Equal options are one shared (frozen) option
+    (`shared_option`)."""
     return [
         AskUserQuestionItem.model_construct(
             _QUESTION_FIELDS,
@@ -209,14 +211,19 @@ def compact_questions(questions: list[AskUserQuestionItem]) -> list[AskUserQuest
                 **question.__dict__,
                 "options": None
                 if question.options is None
-                else [
-                    AskUserQuestionOption.model_construct(_OPTION_FIELDS, **option.__dict__)
-                    for option in question.options
-                ],
+                else [shared_option(option) for option in question.options],
             },
         )
         for question in questions
     ]
+
+
+@functools.lru_cache(maxsize=1024)  # at most ~0.5 MiB, whatever labels agents send
+def shared_option(option: AskUserQuestionOption) -> AskUserQuestionOption:
+    """One frozen option for all options equal to `option` (frozen models hash by their
+    fields), among the most recent ones: asks offer the same few ("Yes", "No", "Allow",
+    "Deny") again and again, and each copy would be 0.19 KiB per pending ask."""
+    return AskUserQuestionOption.model_construct(_OPTION_FIELDS, **option.__dict__)
 
 
 class AskEvent(Record):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 
 from bot.store import AskRecord, compact_questions
-from provider import AskUserQuestionRequest
+from bot.store.vocabulary import shared_option
+from provider import AskUserQuestionOption, AskUserQuestionRequest
 
 REQUEST = AskUserQuestionRequest.model_validate(
     {
@@ -71,3 +72,17 @@ def test_compact_questions_share_one_fields_set_per_model() -> None:
     options = compact[0].options
     assert options is not None
     assert options[0].model_fields_set is options[1].model_fields_set
+
+
+def test_equal_options_of_two_asks_are_one_option() -> None:
+    first, second = compact_questions(REQUEST.questions), compact_questions(REQUEST.questions)
+    assert [id(o) for o in first[0].options or []] == [id(o) for o in second[0].options or []]
+    assert len(first[0].options or []) == 2
+
+
+def test_options_that_differ_in_any_field_stay_apart() -> None:
+    plain = AskUserQuestionOption(label="Yes")
+    described = AskUserQuestionOption(label="Yes", description="go ahead")
+    assert shared_option(plain) is not shared_option(described)
+    assert shared_option(described) == described
+    assert shared_option(AskUserQuestionOption(label="No")).label == "No"

@@ -9,7 +9,7 @@ stored in SQLite and posted, nobody answering; then with N agents each holding
 pending ask = (pending - idle) / N; per held long-poll = (held - pending) / the polls held
 then. RSS keeps its high-water mark, so the figure is what the service needed to get there.
 
-    python -m bench.pending_memory [--asks 10000]
+    python -m bench.pending_memory [--asks 10000] [--no-polls]
 """
 
 from __future__ import annotations
@@ -94,13 +94,17 @@ class Memory:
         return (self.held_mib - self.pending_mib) * 1024 / self.polls
 
     def __str__(self) -> str:
-        return (
-            f"service RSS idle: {self.idle_mib:.1f} MiB\n"
+        lines = [
+            f"service RSS idle: {self.idle_mib:.1f} MiB",
             f"with {self.asks} pending asks: {self.pending_mib:.1f} MiB "
-            f"({self.per_ask_kib:.2f} KiB per pending ask)\n"
-            f"and {self.polls} held GET ?wait=60: {self.held_mib:.1f} MiB "
-            f"({self.per_poll_kib:.2f} KiB per held long-poll)"
-        )
+            f"({self.per_ask_kib:.2f} KiB per pending ask)",
+        ]
+        if self.polls:  # (none: measured without them)
+            lines.append(
+                f"and {self.polls} held GET ?wait=60: {self.held_mib:.1f} MiB "
+                f"({self.per_poll_kib:.2f} KiB per held long-poll)"
+            )
+        return "\n".join(lines)
 
 
 def enough_files(count: int) -> None:
@@ -110,9 +114,9 @@ def enough_files(count: int) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
 
 
-async def measure(count: int) -> Memory:
-    """Start the service, read its RSS idle, with `count` pending asks, then with as many
-    held long-polls."""
+async def measure(count: int, *, with_polls: bool = True) -> Memory:
+    """Start the service, read its RSS idle, with `count` pending asks, then (`with_polls`) with
+    as many held long-polls."""
     enough_files(count)
     emu = SlackEmulator(signing_secret=SECRET, bot_token=TOKEN)
     emu.workspace.add_channel(CHANNEL, name="bench", members=[emu.bot_user_id])
@@ -146,20 +150,10 @@ async def measure(count: int) -> Memory:
                         within=600,
                         what="posts",
                     )
-                    pending = rss_mib(proc.pid)
-                    agents = [asyncio.create_task(hold(http, url, ask_id)) for ask_id in ids]
-                    # Polled: the service tells how many it holds only in its /metrics.
-                    # Re-polls leave a few gaps at any instant: 99 % held is all of them.
-                    while await held(http, url) < 0.99 * count:  # noqa: ASYNC110
-                        await asyncio.sleep(0.2)
-                    holding = rss_mib(proc.pid)
-                    polls = await held(http, url)
-                    for agent in agents:
-                        agent.cancel()
-                    await asyncio.gather(*agents, return_exceptions=True)
-                    # Gone before the service stops, so it does not stop with requests in hand.
-                    while await held(http, url) > 0:  # noqa: ASYNC110 (only /metrics tells)
-                        await asyncio.sleep(0.1)
+                    pending = holding = rss_mib(proc.pid)
+                    polls = 0
+                    if with_polls:
+                        holding, polls = await hold_all(http, url, ids, proc.pid)
             finally:
                 proc.send_signal(signal.SIGTERM)
                 await proc.wait()
@@ -167,7 +161,30 @@ async def measure(count: int) -> Memory:
     return Memory(count, idle, pending, holding, polls)
 
 
+async def hold_all(
+    http: aiohttp.ClientSession, url: str, ids: list[str], pid: int
+) -> tuple[float, int]:
+    """One agent waiting on each ask: `pid`'s RSS once the service holds 99 % of them, and
+    how many it holds then; every wait is gone when this returns."""
+    agents = [asyncio.create_task(hold(http, url, ask_id)) for ask_id in ids]
+    # Polled: the service tells how many it holds only in its /metrics.
+    # Re-polls leave a few gaps at any instant: 99 % held is all of them.
+    while await held(http, url) < 0.99 * len(ids):  # noqa: ASYNC110
+        await asyncio.sleep(0.2)
+    holding, polls = rss_mib(pid), await held(http, url)
+    for agent in agents:
+        agent.cancel()
+    await asyncio.gather(*agents, return_exceptions=True)
+    # Gone before the service stops, so it does not stop with requests in hand.
+    while await held(http, url) > 0:  # noqa: ASYNC110 (only /metrics tells)
+        await asyncio.sleep(0.1)
+    return holding, polls
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--asks", type=int, default=10_000)
-    print(asyncio.run(measure(parser.parse_args().asks)))
+    parser.add_argument("--no-polls", action="store_true", help="pending asks only")
+    args = parser.parse_args()
+    memory = asyncio.run(measure(args.asks, with_polls=not args.no_polls))
+    print(memory)

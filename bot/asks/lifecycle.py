@@ -308,7 +308,7 @@ class Asks:
         never lands over a decision, and when another replica saved first, the change is
         applied again to its record, so two part answers never lose one."""
         for _ in range(ADVANCE_TRIES):
-            async with live.posting:
+            async with live.posting():
                 if live.claimed or not self.held_asks.holds(live):
                     return None
                 changed = change(live.record)
@@ -382,7 +382,7 @@ class Asks:
         if len(live.record.message_ts) < len(live.layout.parts):
             # A post still waiting for its channel's turn is not made (the lock comes free).
             self._messages.drop_queued(live.record)
-        async with live.posting:
+        async with live.posting():
             return await self._settle(
                 live, verdict, actor, answer, reason, detail or reason, show_later=show_later
             )

@@ -8,8 +8,9 @@ the ended record and nothing here keeps it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import Counter
-from collections.abc import Awaitable, Callable, Collection
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection
 from dataclasses import dataclass
 
 from bot.asks.reply_index import ReplyIndex
@@ -33,14 +34,29 @@ class LiveAsk:
     # Its post waits in its channel's lane (`Posting.post_soon`), holding no task.
     in_lane: bool = False
     _posting: asyncio.Lock | None = None
+    _posting_users: int = 0  # holding or awaiting `_posting`
 
-    @property
-    def posting(self) -> asyncio.Lock:
+    @contextlib.asynccontextmanager
+    async def posting(self) -> AsyncIterator[None]:
         """Held while parts are posted, so a settlement waits for every message it must
-        update (made when first needed: an ask in its lane has none)."""
+        update. Its lock exists only while someone holds or awaits it: an ask in its lane,
+        or posted and waiting for people, keeps none (88 bytes each)."""
         if self._posting is None:
             self._posting = asyncio.Lock()
-        return self._posting
+        lock = self._posting
+        self._posting_users += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            self._posting_users -= 1
+            if not self._posting_users:
+                self._posting = None
+
+    @property
+    def being_posted(self) -> bool:
+        """Whether someone holds `posting` now."""
+        return self._posting is not None and self._posting.locked()
 
     @property
     def fully_posted(self) -> bool:
@@ -88,8 +104,8 @@ class LiveAsks:
         return self.take(record) if record is not None else None
 
     def add(self, record: AskRecord, layout: AskLayout) -> LiveAsk:
-        """Hold an ask this process just created."""
-        live = LiveAsk(record, layout)
+        """Hold an ask this process just created (its record evolved: a compact copy)."""
+        live = LiveAsk(record.evolve(), layout)
         self._hold(live)
         return live
 
@@ -98,7 +114,7 @@ class LiveAsks:
         is held already; the copy held (None: it has ended and none is)."""
         live = self._live.get(record.id)
         if live is None and not record.settled:
-            live = LiveAsk(record, lay_out(record.request), recovering=True)
+            live = LiveAsk(record.evolve(), lay_out(record.request), recovering=True)
             self._hold(live)
         return live
 

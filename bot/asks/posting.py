@@ -223,7 +223,7 @@ class Posting:
         async with self._leases.hold(LeaseKind.POST, live.record.id, POST_LEASE_S) as lease:
             if lease is None:
                 return  # the periodic pass tries again (the holder may have died)
-            async with live.posting:
+            async with live.posting():
                 if lease.lapsed is not None:
                     live.recovering = True  # its holder died: a part may be in Slack already
                 if self._shared and not await self._catch_up(live):

@@ -79,7 +79,7 @@ class Admission:
         ordinary path, which looks up the store and a user group's members and says why not."""
         if not lookups:
             live = self._asks.live(ask_id)
-            if live is None or live.claimed or live.posting.locked():
+            if live is None or live.claimed or live.being_posted:
                 return None
             holder = live.record.holder
             if holder is not None:

@@ -39,17 +39,53 @@ CLOSE_GRACE_SECONDS: Final = 5.0
 
 
 class _Thread:
-    __slots__ = ("due", "waiting")
+    """The asks waiting in one thread, oldest first (the newest's status is shown), and
+    when its line is to be sent again. One ask alone (every top-level ask's own thread) is
+    kept as (ask id, status), 0.1 KiB less per pending ask than a dict; a dict once there
+    are more."""
+
+    __slots__ = ("_asks", "due")
 
     def __init__(self, due: float) -> None:
-        self.waiting: dict[str, str] = {}
-        """Ask id → its status text, oldest first; the newest is shown."""
+        self._asks: tuple[str, str] | dict[str, str] | None = None
         self.due = due
-        """When its line is to be sent again."""
+
+    def wait(self, ask_id: str, status: str) -> None:
+        """`ask_id` waits here, the newest now (again, if it waited already)."""
+        asks = self._asks
+        if asks is None or (isinstance(asks, tuple) and asks[0] == ask_id):
+            self._asks = (ask_id, status)
+        elif isinstance(asks, tuple):
+            self._asks = {asks[0]: asks[1], ask_id: status}
+        else:
+            asks.pop(ask_id, None)
+            asks[ask_id] = status
+
+    def leave(self, ask_id: str) -> bool:
+        """`ask_id` waits here no more; False if it did not."""
+        asks = self._asks
+        if isinstance(asks, tuple):
+            if asks[0] != ask_id:
+                return False
+            self._asks = None
+            return True
+        if asks is None or asks.pop(ask_id, None) is None:
+            return False
+        if len(asks) == 1:
+            self._asks = next(iter(asks.items()))
+        return True
+
+    @property
+    def empty(self) -> bool:
+        """Whether no ask waits here."""
+        return self._asks is None
 
     @property
     def line(self) -> str:
-        return next(reversed(self.waiting.values()))
+        """The newest waiting ask's status."""
+        asks = self._asks
+        assert asks is not None, "an empty thread is dropped, never shown"
+        return asks[1] if isinstance(asks, tuple) else next(reversed(asks.values()))
 
 
 class ThreadStatuses:
@@ -82,8 +118,7 @@ class ThreadStatuses:
         thread = self._threads.get(key)
         if thread is None:
             thread = self._threads[key] = _Thread(self._clock.now() + self._renew_every)
-        thread.waiting.pop(ask_id, None)
-        thread.waiting[ask_id] = status
+        thread.wait(ask_id, status)
         self._change(key)
         if self._renewer is None or self._renewer.done() or self._renewer.cancelling():
             self._renewer = asyncio.create_task(self._renew(), name="thread status renewer")
@@ -97,9 +132,9 @@ class ThreadStatuses:
         """Ask `ask_id` no longer waits: show the next waiting ask's status, or clear it."""
         key = (channel, thread_ts)
         thread = self._threads.get(key)
-        if self._closed or thread is None or thread.waiting.pop(ask_id, None) is None:
+        if self._closed or thread is None or not thread.leave(ask_id):
             return
-        if not thread.waiting:
+        if thread.empty:
             del self._threads[key]
             if not self._threads and self._renewer is not None:
                 self._renewer.cancel()  # nothing left to renew: no sleeper left behind

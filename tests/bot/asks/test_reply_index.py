@@ -39,3 +39,33 @@ def test_the_same_thread_ts_in_another_channel_is_another_thread() -> None:
     index = ReplyIndex()
     index.file("here", 1.0, "C1", "t")
     assert index.newest("C2", "t") is None
+
+
+def test_when_one_of_two_asks_of_a_thread_settles_a_reply_answers_the_other() -> None:
+    index = ReplyIndex()
+    index.file("first", 1.0, "C1", "t")
+    index.file("second", 2.0, "C1", "t")
+    index.remove("second")
+    assert (index.newest("C1", "t"), index.candidates("C1", "t")) == ("first", {"first": 1.0})
+
+
+def test_a_thread_keeps_its_asks_as_they_come_and_go() -> None:
+    index = ReplyIndex()
+    for n, ask_id in enumerate(("a", "b", "c")):
+        index.file(ask_id, float(n), "C1", "t")
+    index.remove("c")
+    index.file("d", 3.0, "C1", "t")
+    index.remove("a")
+    assert (index.newest("C1", "t"), index.candidates("C1", "t")) == ("d", {"b": 1.0, "d": 3.0})
+    index.remove("d")
+    index.remove("b")
+    assert (index.newest("C1", "t"), index.candidates("C1", "t")) == (None, {})
+
+
+def test_an_ask_filed_under_two_threads_leaves_both_when_it_settles() -> None:
+    index = ReplyIndex()
+    index.file("mine", 2.0, "C1", "session.1")
+    index.file("mine", 2.0, "C1", "msg.2")
+    index.file("other", 1.0, "C1", "session.1")
+    index.remove("mine")
+    assert (index.newest("C1", "session.1"), index.newest("C1", "msg.2")) == ("other", None)

@@ -124,6 +124,35 @@ async def test_with_two_asks_waiting_settling_one_shows_the_other(
     assert emu.thread_status(CHANNEL, ts) is None
 
 
+async def test_a_thread_shows_the_newest_waiting_asks_status_as_asks_come_and_go(
+    client: SlackClient, statuses: ThreadStatuses
+) -> None:
+    ts = await thread(client)
+    shown = []
+    for ask_id in ("a1", "a2", "a3", "a1"):  # a1 waits again (a reminder): newest now
+        statuses.waiting(ask_id, CHANNEL, ts, f"waits for {ask_id}")
+        shown.append(statuses.shown(CHANNEL, ts))
+    for ask_id in ("a1", "nobody", "a3", "a2"):
+        statuses.settled(ask_id, CHANNEL, ts)
+        shown.append(statuses.shown(CHANNEL, ts))
+    assert shown == [
+        *("waits for a1", "waits for a2", "waits for a3", "waits for a1"),
+        *("waits for a3", "waits for a3", "waits for a2", None),
+    ]
+
+
+async def test_a_lone_ask_waiting_again_keeps_its_thread_and_settling_another_leaves_it(
+    client: SlackClient, statuses: ThreadStatuses
+) -> None:
+    ts = await thread(client)
+    statuses.waiting("a1", CHANNEL, ts, "first")
+    statuses.waiting("a1", CHANNEL, ts, "again")
+    statuses.settled("other", CHANNEL, ts)
+    again = statuses.shown(CHANNEL, ts)
+    statuses.settled("a1", CHANNEL, ts)
+    assert (again, statuses.shown(CHANNEL, ts)) == ("again", None)
+
+
 async def test_a_status_slack_refuses_is_logged_once_and_the_ask_goes_on(
     emu: SlackEmulator,
     client: SlackClient,

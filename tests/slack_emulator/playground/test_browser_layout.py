@@ -124,6 +124,9 @@ async def test_a_reader_who_scrolled_up_stays_where_they_were_as_messages_arrive
     await screen.open()
     page = screen.page
     messages = page.locator(".sk-main .sk-messages")
+    # The reader scrolls once the page is drawn: a first redraw still to come (its live
+    # stream opening) is the page loading, not a message arriving.
+    await drawn(screen, bot)
     await messages.evaluate("(m) => { m.scrollTop = 100; }")
     await bot.emu.person(BOB).say(CHANNEL, "One more thing: the replica is ready.")
     await expect(messages.get_by_text("One more thing")).to_have_count(1)

@@ -59,6 +59,7 @@ OWNER_ONLY = 0o600
 _OTHERS = 0o077  # group and others: read, write, execute
 
 BUSY_TIMEOUT_MS = 5000
+INLINE_CACHE_KIB = 256  # the event loop's connection's page cache (SQLite's default: 2 MiB)
 # Commits on the loop's connection between two checkpoints run by the worker. A hot-path
 # commit appends a few pages to the log; SQLite's own autocheckpoint is at 1,000 pages.
 CHECKPOINT_EVERY = 100
@@ -446,6 +447,9 @@ def _connect_inline(path: Path) -> sqlite3.Connection:
     try:
         conn.execute("PRAGMA busy_timeout = 0")  # a held lock sends the write to the worker
         conn.execute("PRAGMA wal_autocheckpoint = 0")  # a checkpoint may fsync: the worker's
+        # Its work is single-row writes and lookups by key, which touch a few pages: a small
+        # page cache, so it does not keep SQLite's default 2 MiB on top of the worker's.
+        conn.execute(f"PRAGMA cache_size = -{INLINE_CACHE_KIB}")
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
     except sqlite3.Error as error:

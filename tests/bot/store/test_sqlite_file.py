@@ -241,6 +241,12 @@ async def test_the_loops_connection_never_checkpoints_nor_waits_for_a_lock(
     assert inline.execute("PRAGMA busy_timeout").fetchone()[0] == 0
 
 
+async def test_the_loops_connection_keeps_a_page_cache_of_256_kib(store: SqliteStore) -> None:
+    inline = store._db.inline
+    assert inline is not None
+    assert inline.execute("PRAGMA cache_size").fetchone()[0] == -256
+
+
 def answered(ask_id: str, who: str) -> tuple[AskRecord, AskEvent]:
     answer = AskUserQuestionAnswer(answers=[AskUserQuestionAnswerItem(id="name", custom=who)])
     record = ask(ask_id, state=AskState.ANSWERED, verdict=Verdict.ANSWERED, answer=answer)

@@ -1,6 +1,6 @@
 """Many waits through one `RelayProvider` (issue 28): N concurrent asks from one agent process
 against `python -m bot` (its own process, SQLite) on the emulator. It reports how long until
-every ask was posted, the most long-polls the relay held at once (its /metrics gauge), and
+every ask was posted, the most waits the relay held at once (its /metrics gauge), and
 how long until every ask had its answer once a person clicked them all (50 clicks at a time).
 
     python -m bench.relay_provider_scale [--asks 10000]
@@ -44,7 +44,7 @@ class Scale:
     def __str__(self) -> str:
         return (
             f"{self.asks} concurrent asks through one RelayProvider: all posted in "
-            f"{self.posted_s:.1f} s; the relay held {self.most_held} long-polls at once; "
+            f"{self.posted_s:.1f} s; the relay held {self.most_held} waits at once; "
             f"{self.answered} of {self.asks} answered, {self.answered_s:.1f} s after the "
             "first click"
         )

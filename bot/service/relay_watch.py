@@ -12,7 +12,8 @@ gauge) and waits through `Asks.wait`, so a settle here hands the record over, an
 replica's settle, a notification or the periodic re-read wakes it as it wakes a GET. What a
 watch holds is one small task; closing the socket (either side) drops all of its watches.
 `close()`, at shutdown, closes every socket with 1001 (going away): clients reconnect and
-watch again, and the next relay answers the settled ones at once.
+watch again, and the next relay answers the settled ones at once. A watch whose wait fails
+(the store unreachable) is tried again after a pause, on the same socket.
 """
 
 from __future__ import annotations
@@ -41,6 +42,9 @@ WATCH_PATH: Final = "/v1/asks/watch"
 HEARTBEAT_S: Final = 30.0
 MAX_FRAME_BYTES: Final = 4 * 1024 * 1024  # 10,000 ids in one frame are about 300 KiB
 CLOSE_REASON_MAX: Final = 123  # bytes a close frame's reason may hold (RFC 6455)
+# A watch whose wait failed (a store error) tries again after this, doubling up to the longest.
+FIRST_RETRY_S: Final = 0.5
+LONGEST_RETRY_S: Final = 10.0
 
 Caller = Callable[[web.Request], Awaitable[Principal | web.Response]]
 View = Callable[[AskRecord], AskView]
@@ -175,7 +179,19 @@ class _Socket:
         await asyncio.gather(*following, return_exceptions=True)
 
     async def _follow(self, ask_id: str) -> None:
-        watched = await self._watches.follow(self._caller, ask_id)
+        pause = FIRST_RETRY_S
+        while True:
+            try:
+                watched = await self._watches.follow(self._caller, ask_id)
+                break
+            except Exception:  # the store failed: the watch stays and is tried again
+                # A GET would answer 500 and its asker give up; the watch keeps waiting
+                # instead (a store back after an outage answers it, nothing is lost).
+                log.warning(
+                    "watching ask %s failed; trying again in %.1f s", ask_id, pause, exc_info=True
+                )
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, LONGEST_RETRY_S)
         if self._following.get(ask_id) is asyncio.current_task():
             del self._following[ask_id]
         # Closed meanwhile: lost with the socket, and sent again once the client re-watches.

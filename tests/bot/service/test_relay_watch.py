@@ -12,8 +12,10 @@ from typing import Any
 import aiohttp
 import pytest
 
+from bot.service import relay_watch
 from bot.service.server import Server
-from bot.store import CredentialLimits
+from bot.store import AskRecord, CredentialLimits
+from bot.store.sqlite import StoreError
 from slack_emulator import SlackEmulator
 
 from ..harness import ALICE
@@ -187,3 +189,35 @@ async def test_a_frame_that_is_not_watch_asks_closes_the_socket_as_invalid(
             closed = await socket.receive()
     assert (closed.type, socket.close_code) == (aiohttp.WSMsgType.CLOSE, 1007)
     assert str(closed.extra).startswith("not a WatchAsks frame")
+
+
+async def test_a_watch_whose_wait_fails_in_the_store_is_tried_again_and_gets_its_answer(
+    server: Server,
+    http: aiohttp.ClientSession,
+    emu: SlackEmulator,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setattr(relay_watch, "FIRST_RETRY_S", 0.01)
+    ask = await create(server, http)
+    message = await posted(emu)
+    waiters = server.provider.asks.waiters
+    wait_on = waiters.wait
+    failed = asyncio.Event()
+
+    async def fails_once(key: str, *, held: bool = False) -> AskRecord:
+        if not failed.is_set():
+            failed.set()
+            raise StoreError(Path("asks.db"), "disk I/O error")
+        return await wait_on(key, held=held)
+
+    monkeypatch.setattr(waiters, "wait", fails_once)
+    waits = watch_waits(server, monkeypatch)  # counts the waits after the failed one
+    async with watching(server, http) as socket:
+        await socket.send_json({"watch": [ask["id"]]})
+        await failed.wait()
+        await waits.until(lambda held: held == 1)
+        await emu.person(ALICE).click(message, text="SQLite")
+        settled = await frame(socket)
+    assert settled["ask"]["answer"] == {"answers": [{"id": "db", "selected": ["SQLite"]}]}
+    assert f"watching ask {ask['id']} failed; trying again in 0.0 s" in caplog.text

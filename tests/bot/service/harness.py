@@ -60,6 +60,7 @@ def service_env(emu: SlackEmulator, db: Path, port: int, **extra: str) -> dict[s
         "SLACK_QUESTIONS_CHANNEL": CHANNEL,
         "SLACK_QUESTIONS_DB": str(db),
         "SLACK_QUESTIONS_RELAY_TOKEN": RELAY_TOKEN,
+        "PYTHONFAULTHANDLER": "1",  # a hung stop shows its threads' stacks (`Process.stop`)
         # As an operator connected to Slack sets it (unset, the service warns: see test_audit).
         "SLACK_QUESTIONS_AUDIT_KEY": AUDIT_KEY,
         # Today's meaning, said on purpose: anyone in the channel may answer.
@@ -124,8 +125,17 @@ class Process:
         try:
             code = await asyncio.wait_for(self.proc.wait(), 20)
         except TimeoutError:
-            self.proc.kill()
-            code = await self.proc.wait()
+            # Where its shutdown hung, for the failure report: Python's own stack dump
+            # (faulthandler, on SIGABRT) lands in the output collected below.
+            self.proc.send_signal(signal.SIGABRT)
+            try:
+                code = await asyncio.wait_for(self.proc.wait(), 5)
+            except TimeoutError:
+                self.proc.kill()
+                code = await self.proc.wait()
+            await self._finish_collecting()
+            print("the service did not stop within 20 s of SIGTERM:\n" + "".join(self.output))
+            return code
         await self._finish_collecting()
         return code
 

@@ -96,6 +96,8 @@ class Deadlines(AskObserver):
                     await self._expire(ask_id, due.after)
                     return
                 self._acting.discard(ask_id)
+                if self._closed:
+                    return  # closed while it acted: the next start rebuilds the rest
             if lapses is not None:
                 await self._clock.sleep_until(lapses)
                 self._acting.add(ask_id)

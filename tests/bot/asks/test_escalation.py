@@ -25,7 +25,7 @@ from provider import (
     UserQuestionService,
 )
 from provider.errors import ABORTED_MESSAGE
-from slack_emulator import ManualClock, Message, SlackEmulator
+from slack_emulator import ManualClock, Message, SlackEmulator, Slow
 
 from ..harness import ALICE, BOB, CAROL, CHANNEL, SECRET, TOKEN, Bot, request, running_bot
 
@@ -276,3 +276,29 @@ async def test_the_team_view_shows_a_waiting_asks_sla_and_escalation_step(
         f":stopwatch: Escalated to <!subteam^{BACKUP}> · next: Expires unanswered "
         "<!date^1800014400^{date_short_pretty} at {time}|2027-01-15 12:00 UTC>"
     )
+
+
+async def test_closing_while_a_reminder_is_posted_lets_it_finish_and_stops_the_ladder(
+    emu: SlackEmulator,
+) -> None:
+    clock = ManualClock()
+    policies = ReviewPolicies(default=LADDER)
+    released = asyncio.Event()
+    async with running_bot(emu, review=policies, clock=clock) as bot:
+        asking = bot.ask(QUESTION)
+        message = await bot.posted()
+        await clock.sleeping()
+        emu.inject("chat.postMessage", Slow(30.0, released))  # the reminder's line
+        clock.advance(900)
+        await emu.wait_for(lambda: emu.held("chat.postMessage") == 1, what="the reminder held")
+        closing = asyncio.create_task(bot.provider.deadlines.close())
+        await asyncio.sleep(0)  # close has begun: the acting timer is left to finish
+        released.set()
+        # It hung here: the ladder went on to sleep until its escalation, and close waited.
+        done, _ = await asyncio.wait({closing}, timeout=5)
+        assert closing in done
+        lines = thread_lines(emu, message)
+        assert bot.provider.deadlines.watching == 0
+        asking.cancel()
+        await asyncio.gather(asking, return_exceptions=True)
+    assert lines == [f"<@{ALICE}>: this question has waited 15 min for an answer."]

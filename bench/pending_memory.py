@@ -107,6 +107,21 @@ class Memory:
         return "\n".join(lines)
 
 
+def child_env(db: Path, emu: SlackEmulator, port: int, **extra: str) -> dict[str, str]:
+    """`python -m bot`'s environment as a child of a bench: SQLite at `db`, Slack at `emu`,
+    HTTP on `port`, its /metrics on (the relay waiters gauge; it keeps no state per ask)."""
+    return {
+        **service_env(db),
+        "PATH": os.environ.get("PATH", ""),
+        "PYTHONPATH": str(ROOT),
+        "SLACK_API_URL": emu.api_url,
+        "PORT": str(port),
+        "LOG_LEVEL": "WARNING",
+        "SLACK_QUESTIONS_METRICS": "1",
+        **extra,
+    }
+
+
 def enough_files(count: int) -> None:
     """This process holds `count` sockets at once: raise its soft limit as far as allowed."""
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -124,16 +139,7 @@ async def measure(count: int, *, with_polls: bool = True) -> Memory:
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
         async with emu:
-            env = {
-                **service_env(Path(tmp) / "asks.db"),
-                "PATH": os.environ.get("PATH", ""),
-                "PYTHONPATH": str(ROOT),
-                "SLACK_API_URL": emu.api_url,
-                "PORT": str(port),
-                "LOG_LEVEL": "WARNING",
-                # For the relay waiters gauge; it keeps no state per ask.
-                "SLACK_QUESTIONS_METRICS": "1",
-            }
+            env = child_env(Path(tmp) / "asks.db", emu, port)
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot", env=env, stdout=asyncio.subprocess.PIPE
             )

@@ -30,8 +30,7 @@ from slack_emulator import SlackEmulator
 
 from .click_latency import ROOT, free_port
 from .latency_app import CHANNEL, SECRET, TOKEN
-from .pending_memory import create_pending, rss_mib
-from .relay_latency import service_env
+from .pending_memory import child_env, create_pending, rss_mib
 
 # Runs the service under tracemalloc; SIGUSR1 collects and dumps a snapshot to the path in
 # PROFILE_SNAPSHOT (written under a temporary name, then renamed: whole once it is there).
@@ -89,17 +88,13 @@ async def profile(
     with tempfile.TemporaryDirectory() as tmp:
         dump = Path(tmp) / "snapshot"
         async with emu:
-            env = {
-                **service_env(Path(tmp) / "asks.db"),
-                "PATH": os.environ.get("PATH", ""),
-                "PYTHONPATH": str(ROOT),
-                "SLACK_API_URL": emu.api_url,
-                "PORT": str(port),
-                "LOG_LEVEL": "WARNING",
-                "SLACK_QUESTIONS_METRICS": "1",
-                "PROFILE_FRAMES": str(frames),
-                "PROFILE_SNAPSHOT": str(dump),
-            }
+            env = child_env(
+                Path(tmp) / "asks.db",
+                emu,
+                port,
+                PROFILE_FRAMES=str(frames),
+                PROFILE_SNAPSHOT=str(dump),
+            )
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-c", CHILD, env=env, stdout=asyncio.subprocess.PIPE
             )

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import signal
 import sys
 import tempfile
@@ -23,10 +22,10 @@ import aiohttp
 from provider import AskUserQuestionRequest, RelayProvider
 from slack_emulator import SlackEmulator
 
-from .click_latency import ROOT, free_port, held
+from .click_latency import free_port, held
 from .latency_app import CHANNEL, RELAY_TOKEN, SECRET, TOKEN
-from .pending_memory import enough_files
-from .relay_latency import PERSON, service_env
+from .pending_memory import child_env, enough_files
+from .relay_latency import PERSON
 
 CLICKS_AT_ONCE = 50
 
@@ -76,16 +75,9 @@ async def measure(count: int) -> Scale:
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
         async with emu:
-            env = {
-                **service_env(Path(tmp) / "asks.db"),
-                "PATH": os.environ.get("PATH", ""),
-                "PYTHONPATH": str(ROOT),
-                "SLACK_API_URL": emu.api_url,
-                "PORT": str(port),
-                "LOG_LEVEL": "WARNING",
-                "SLACK_QUESTIONS_METRICS": "1",
-                "SLACK_QUESTIONS_MAX_WAITS": str(count * 2),
-            }
+            env = child_env(
+                Path(tmp) / "asks.db", emu, port, SLACK_QUESTIONS_MAX_WAITS=str(count * 2)
+            )
             emu.request_url = f"{url}/slack/events"
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot", env=env, stdout=asyncio.subprocess.PIPE

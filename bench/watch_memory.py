@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import signal
 import sys
 import tempfile
@@ -29,10 +28,9 @@ import aiohttp
 from provider.relay_wire import WatchAsks
 from slack_emulator import SlackEmulator
 
-from .click_latency import ROOT, free_port, held
+from .click_latency import free_port, held
 from .latency_app import CHANNEL, SECRET, TOKEN
-from .pending_memory import HEADERS, create_pending, enough_files, hold, rss_mib
-from .relay_latency import service_env
+from .pending_memory import HEADERS, child_env, create_pending, enough_files, hold, rss_mib
 
 IDS_PER_FRAME = 1000
 
@@ -108,16 +106,9 @@ async def measure(count: int) -> Memory:
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory() as tmp:
         async with emu:
-            env = {
-                **service_env(Path(tmp) / "asks.db"),
-                "PATH": os.environ.get("PATH", ""),
-                "PYTHONPATH": str(ROOT),
-                "SLACK_API_URL": emu.api_url,
-                "PORT": str(port),
-                "LOG_LEVEL": "WARNING",
-                "SLACK_QUESTIONS_METRICS": "1",  # the relay waiters gauge
-                "SLACK_QUESTIONS_MAX_WAITS": str(2 * count),
-            }
+            env = child_env(
+                Path(tmp) / "asks.db", emu, port, SLACK_QUESTIONS_MAX_WAITS=str(2 * count)
+            )
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "bot", env=env, stdout=asyncio.subprocess.PIPE
             )

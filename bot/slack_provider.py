@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import TracebackType
 
 from slack_bolt.async_app import AsyncApp
@@ -32,6 +33,16 @@ log = logging.getLogger(__name__)
 __all__ = ["SlackQuestionProvider", "SlackSettings", "StartupError"]
 
 
+@dataclass(frozen=True)
+class _Opening:
+    """An ask made through `ask()`: `stored` is done once it is in the store (from then on
+    it can be withdrawn), `shown` once its post ended (posted, failed, or left unposted)."""
+
+    ask_id: str
+    stored: asyncio.Future[None]
+    shown: asyncio.Future[AskRecord]
+
+
 class SlackQuestionProvider:
     """Posts each ask as Block Kit in a Slack thread and returns the person's answer.
 
@@ -42,8 +53,8 @@ class SlackQuestionProvider:
     def __init__(self, parts: Parts, *, bot_user_id: str) -> None:
         self.parts = parts
         self.bot_user_id = bot_user_id
-        # Asks made through `ask()` here, each with the future of its storing and posting.
-        self._mine: dict[str, asyncio.Future[AskRecord]] = {}
+        # Asks made through `ask()` here, each with the futures of its storing and posting.
+        self._mine: dict[str, _Opening] = {}
         self._closed = False
 
     @classmethod
@@ -128,7 +139,7 @@ class SlackQuestionProvider:
             unregister()
             for opening in list(self._mine.values()):
                 self.tasks.spawn(
-                    self._withdraw_when_shown(opening, "the Slack provider was disposed"),
+                    self._withdraw(opening, "the Slack provider was disposed"),
                     name="dispose",
                 )
 
@@ -143,12 +154,13 @@ class SlackQuestionProvider:
         if self._closed:
             raise aborted(RuntimeError("the Slack provider is closed"))
         ask_id = new_ask_id()
+        stored = asyncio.get_running_loop().create_future()
         # Shielded: a cancellation mid-post must not leave a message nobody tracks.
-        opening = asyncio.ensure_future(self._open(request, ask_id))
-        self._mine[ask_id] = opening
+        shown = asyncio.ensure_future(self._open(request, ask_id, stored))
+        opening = self._mine[ask_id] = _Opening(ask_id, stored, shown)
         remove_callback: Callable[[], None] = lambda: None  # noqa: E731
         try:
-            await asyncio.shield(opening)
+            await asyncio.shield(shown)
             if request.signal is not None:
 
                 def on_abort(reason: object) -> None:
@@ -162,7 +174,7 @@ class SlackQuestionProvider:
         except asyncio.CancelledError:
             # Withdraw first (the message must tell the truth), then let cancellation through.
             withdrawal = self.tasks.spawn(
-                self._withdraw_when_shown(opening, "the agent's task was cancelled"), name="cancel"
+                self._withdraw(opening, "the agent's task was cancelled"), name="cancel"
             )
             if withdrawal is not None:
                 # Cancelled again? The tracked withdrawal still finishes on its own.
@@ -176,8 +188,11 @@ class SlackQuestionProvider:
             return settled.answer
         raise error_of(settled)
 
-    async def _open(self, request: AskUserQuestionRequest, ask_id: str) -> AskRecord:
-        """Store the ask, then post it; `ASK_FAILED` if Slack cannot show it or refuses it."""
+    async def _open(
+        self, request: AskUserQuestionRequest, ask_id: str, stored: asyncio.Future[None]
+    ) -> AskRecord:
+        """Store the ask (then `stored` is done), then post it; `ASK_FAILED` if Slack cannot
+        show it or refuses it."""
         agent = request.agent
         record, _ = await self.asks.create(
             request,
@@ -186,14 +201,19 @@ class SlackQuestionProvider:
             agent_name=agent.name if agent else None,
             requester=agent.requester if agent else None,
         )
+        stored.set_result(None)
         return await self.posting.post(record.id)
 
-    async def _withdraw_when_shown(self, opening: asyncio.Future[AskRecord], reason: str) -> None:
-        try:
-            record = await opening
-        except Exception:
-            return  # it failed to post: there is nothing to withdraw
-        await self.asks.settle(record.id, Verdict.WITHDRAWN, reason=reason)
+    async def _withdraw(self, opening: _Opening, reason: str) -> None:
+        """Withdraw the ask as soon as it is stored, without waiting for its post: a post
+        waiting its channel's turn (or a 429's `Retry-After`, a minute) is then never made,
+        and one already in Slack's hands is shown withdrawn once it lands (`Asks.settle`
+        waits for it). Then wait for the post to end, so that no task outlives this."""
+        await asyncio.wait((opening.stored, opening.shown), return_when=asyncio.FIRST_COMPLETED)
+        if opening.stored.done():
+            await self.asks.settle(opening.ask_id, Verdict.WITHDRAWN, reason=reason)
+        with contextlib.suppress(Exception):  # refused by Slack: it says so, nothing to withdraw
+            await asyncio.shield(opening.shown)
 
     async def session_ended(self, agent_id: str) -> None:
         """The agent session `agent_id` ended (its host detached it): where the app is
@@ -216,7 +236,7 @@ class SlackQuestionProvider:
         """Withdraw our in-process asks, finish background work, close the HTTP session."""
         self._closed = True
         for opening in list(self._mine.values()):
-            await self._withdraw_when_shown(opening, "the Slack provider shut down")
+            await self._withdraw(opening, "the Slack provider shut down")
         await self.parts.close()
 
 

@@ -100,6 +100,42 @@ async def test_disposing_while_an_ask_is_still_being_stored_aborts_it(
         )
 
 
+async def held_back_by_a_429(bot: Bot) -> asyncio.Task[AskUserQuestionAnswer]:
+    """An ask whose post Slack answered 429 with a minute's `Retry-After`."""
+    bot.emu.inject("chat.postMessage", RateLimited(retry_after=60), times=None)
+    asking = bot.ask(DB)
+    await bot.emu.wait_for(
+        lambda: [c.status for c in bot.emu.calls_to("chat.postMessage")] == [429],
+        what="the post answered 429",
+    )
+    return asking
+
+
+async def test_cancelling_an_ask_whose_post_waits_out_a_429_withdraws_it_unposted(
+    bot: Bot,
+) -> None:
+    asking = await held_back_by_a_429(bot)
+    asking.cancel()
+    async with asyncio.timeout(10):  # not the minute Slack asked the post to wait
+        with pytest.raises(asyncio.CancelledError):
+            await asking
+    [record] = await bot.provider.parts.store.recent()
+    assert (record.verdict, record.reason, record.message_ts) == (
+        Verdict.WITHDRAWN,
+        "the agent's task was cancelled",
+        [],
+    )
+    assert [c.status for c in bot.emu.calls_to("chat.postMessage")] == [429]
+
+
+async def test_disposing_while_a_post_waits_out_a_429_aborts_the_ask_unposted(bot: Bot) -> None:
+    asking = await held_back_by_a_429(bot)
+    bot.dispose()
+    async with asyncio.timeout(10):
+        assert (await ask_error(asking)).code is ErrorCode.ASK_ABORTED
+    assert [c.status for c in bot.emu.calls_to("chat.postMessage")] == [429]
+
+
 async def test_a_click_after_a_withdrawal_is_told_so(bot: Bot) -> None:
     controller = AbortController()
     asking = bot.ask(DB, signal=controller.signal)

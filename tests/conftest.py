@@ -32,6 +32,8 @@ sys.dont_write_bytecode = False
 
 TEST_PG = "SLACK_QUESTIONS_TEST_PG"
 
+pytest_plugins = ["tests.hang_report"]
+
 
 class PostgresServer:
     """The session's PostgreSQL server: gives each test an empty schema of its own.

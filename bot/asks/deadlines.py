@@ -11,7 +11,6 @@ Timers are rebuilt from `created_at` after a restart, so a restart neither reset
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 
 from bot.asks.escalation import Escalation, expiry_reason, spoken
@@ -136,6 +135,7 @@ class Deadlines(AskObserver):
         for ask_id, timer in timers:
             if ask_id not in self._acting:
                 timer.cancel()
-        for _, timer in timers:
-            with contextlib.suppress(asyncio.CancelledError):
-                await timer
+        if timers:
+            # `wait`, not `await timer`: a close cancelled meanwhile is cancelled itself, and
+            # its cancellation does not reach (and cut short) a timer that is acting.
+            await asyncio.wait([timer for _, timer in timers])

@@ -302,3 +302,29 @@ async def test_closing_while_a_reminder_is_posted_lets_it_finish_and_stops_the_l
         asking.cancel()
         await asyncio.gather(asking, return_exceptions=True)
     assert lines == [f"<@{ALICE}>: this question has waited 15 min for an answer."]
+
+
+async def test_cancelling_close_while_a_reminder_is_posted_is_not_swallowed_and_the_reminder_lands(
+    emu: SlackEmulator,
+) -> None:
+    clock = ManualClock()
+    released = asyncio.Event()
+    async with running_bot(emu, review=ReviewPolicies(default=LADDER), clock=clock) as bot:
+        asking = bot.ask(QUESTION)
+        message = await bot.posted()
+        await clock.sleeping()
+        emu.inject("chat.postMessage", Slow(30.0, released))  # the reminder's line
+        clock.advance(900)
+        await emu.wait_for(lambda: emu.held("chat.postMessage") == 1, what="the reminder held")
+        closing = asyncio.create_task(bot.provider.deadlines.close())
+        await asyncio.sleep(0)  # close has begun: the acting timer is left to finish
+        closing.cancel()
+        async with asyncio.timeout(5):
+            with pytest.raises(asyncio.CancelledError):
+                await closing  # it was swallowed: close went on waiting for the timer
+        released.set()
+        await emu.wait_for(lambda: bool(thread_lines(emu, message)), what="the reminder")
+        lines = thread_lines(emu, message)
+        asking.cancel()
+        await asyncio.gather(asking, return_exceptions=True)
+    assert lines == [f"<@{ALICE}>: this question has waited 15 min for an answer."]

@@ -50,6 +50,7 @@ STATUS_OF_CODE: Final[dict[str, int]] = {
     "NOT_FOUND": 404,
     IDEMPOTENCY_CONFLICT: 409,
     "BODY_TOO_LARGE": 413,
+    "UPGRADE_REQUIRED": 426,  # a plain GET of the watch route, a WebSocket
     "RATE_LIMITED": 429,
     "RELAY_DISABLED": 503,
     "STORE_UNAVAILABLE": 503,

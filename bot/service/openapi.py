@@ -148,6 +148,7 @@ def _watch(problems: Mapping[str, Any]) -> dict[str, Any]:
             "responses": {
                 "101": {"description": "Switching to the WebSocket"},
                 **problems,
+                "426": _problem(426, "Not a WebSocket upgrade (`Upgrade: websocket` is missing)"),
             },
         }
     }

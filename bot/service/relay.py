@@ -140,7 +140,9 @@ class RelayServer:
         self._metrics = metrics
         self._links = links
         self._clock: Clock = clock or SystemClock()
-        self.watches = AskWatches(asks, limits, tasks, self._caller, view_of, metrics=metrics)
+        self.watches = AskWatches(
+            asks, limits, tasks, self._caller, view_of, problem, metrics=metrics
+        )
 
     def add_routes(self, app: web.Application) -> None:
         """Mount the relay on `app` (its `client_max_size` should be `MAX_BODY_BYTES`)."""

@@ -48,6 +48,7 @@ LONGEST_RETRY_S: Final = 10.0
 
 Caller = Callable[[web.Request], Awaitable[Principal | web.Response]]
 View = Callable[[AskRecord], AskView]
+Refuse = Callable[[str, str], web.Response]  # (code, message): the relay's error response
 
 
 class AskWatches:
@@ -60,6 +61,7 @@ class AskWatches:
         tasks: Tasks,
         caller: Caller,
         view: View,
+        refuse: Refuse,
         *,
         metrics: Metrics | None = None,
     ) -> None:
@@ -68,6 +70,7 @@ class AskWatches:
         self._tasks = tasks
         self._caller = caller
         self._view = view
+        self._refuse = refuse
         self._metrics = metrics
         self._sockets: set[_Socket] = set()
         self._closing = False
@@ -85,13 +88,22 @@ class AskWatches:
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         """`GET /v1/asks/watch`: refused before the upgrade as every relay route refuses a
-        caller; then the watches of one socket until it closes."""
+        caller (and 426 without an upgrade); then the watches of one socket until it closes."""
         caller = await self._caller(request)
         if isinstance(caller, web.Response):
             return caller
         response = web.WebSocketResponse(
             heartbeat=HEARTBEAT_S, max_msg_size=MAX_FRAME_BYTES, compress=False
         )
+        if not response.can_prepare(request).ok:
+            # A plain GET: the relay's error shape, not aiohttp's bare text.
+            refused = self._refuse(
+                "UPGRADE_REQUIRED",
+                f"{WATCH_PATH} is a WebSocket: send the upgrade "
+                "(`Connection: Upgrade`, `Upgrade: websocket`)",
+            )
+            refused.headers["Upgrade"] = "websocket"
+            return refused
         await response.prepare(request)
         socket = _Socket(self, response, caller)
         if self._closing:

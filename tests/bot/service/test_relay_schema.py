@@ -59,8 +59,9 @@ def fuzz(base_url: str) -> list[str]:
                 raise result.err()  # the served document is not one schemathesis can read
             operation = result.ok()
             if operation.path == WATCH_PATH:
-                # A WebSocket: a plain request is refused before any upgrade, and OpenAPI
-                # cannot state the frames (test_relay_watch.py pins them).
+                # A WebSocket: every plain request is refused (426, even one the document
+                # calls valid), and OpenAPI cannot state the frames (test_relay_watch.py
+                # pins both).
                 continue
             # Only an operation that takes input has an invalid request to send.
             takes_input = bool(

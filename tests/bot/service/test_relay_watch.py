@@ -122,6 +122,23 @@ async def test_a_wrong_token_is_refused_before_the_upgrade_with_the_relays_401(
     assert (status, body["error"]["code"]) == (401, "UNAUTHORIZED")
 
 
+async def test_a_plain_get_is_refused_426_in_the_relays_error_shape(
+    server: Server, http: aiohttp.ClientSession
+) -> None:
+    headers = {"Authorization": f"Bearer {RELAY_TOKEN}"}
+    async with http.get(f"{server.url}/v1/asks/watch", headers=headers) as response:
+        assert (response.status, response.headers["Upgrade"]) == (426, "websocket")
+        assert await response.json() == {
+            "error": {
+                "name": "RelayError",
+                "code": "UPGRADE_REQUIRED",
+                "message": "/v1/asks/watch is a WebSocket: send the upgrade "
+                "(`Connection: Upgrade`, `Upgrade: websocket`)",
+            },
+            "fields": [],
+        }
+
+
 async def test_closing_the_socket_drops_every_watch_it_holds(
     server: Server, http: aiohttp.ClientSession, emu: SlackEmulator, waits: WaitsHeld
 ) -> None:

@@ -245,8 +245,21 @@ class Asks:
             if layout.plan_review and agent_id is not None:
                 self._latest_plan[agent_id] = record.id
         else:
-            self.held_asks.take(record)
+            record = await self._take_existing(record)
         return record, created
+
+    async def _take_existing(self, record: AskRecord) -> AskRecord:
+        """Take in hand the ask an idempotency key found (made by another replica, or left
+        unheld); the record as it stands now.
+
+        Read again when it is not held here: the key was looked up before a settle here
+        that has come and gone since (a retried create racing a click), and taking that
+        read would hold the ended ask open again, where a waiter waits for ever for a
+        settle already made (in one process a waiter on a held ask reads nothing)."""
+        if not record.settled and self.held_asks.live(record.id) is None:
+            record = await self._store.get(record.id) or record
+        self.held_asks.take(record)
+        return record
 
     async def _decide_now(self, record: AskRecord, auto: AutoDecision) -> AskRecord:
         """Settle a just-stored ask as a rule decided it: saved and logged like a person's

@@ -257,7 +257,10 @@ class Asks:
         read would hold the ended ask open again, where a waiter waits for ever for a
         settle already made (in one process a waiter on a held ask reads nothing)."""
         if not record.settled and self.held_asks.live(record.id) is None:
-            record = await self._store.get(record.id) or record
+            fresh = await self._store.get(record.id)
+            if fresh is None:
+                return record  # erased since: nothing to hold
+            record = fresh
         self.held_asks.take(record)
         return record
 

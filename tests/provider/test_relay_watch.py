@@ -1,6 +1,9 @@
-"""`RelayWatch` on its own, over sockets a test controls: outages and refused upgrades."""
+"""`RelayWatch` on its own, over sockets a test controls: outages, refused upgrades and frames
+it cannot read."""
 
 from __future__ import annotations
+
+import asyncio
 
 import pytest
 
@@ -59,3 +62,41 @@ async def test_a_refused_upgrade_other_than_404_hands_the_wait_to_get_and_tries_
         await watch.settled("a2")
     await watch.close()
     assert attempts == ["UpgradeRefused", "UpgradeRefused"]  # the GET names the refusal
+
+
+class OneFrame:
+    """A socket that answers the first `WatchAsks` frame with `reply`, then stays open."""
+
+    def __init__(self, reply: str) -> None:
+        self._reply = reply
+        self._replies: asyncio.Queue[str | None] = asyncio.Queue()
+        self.sent: list[str] = []
+
+    async def send(self, text: str) -> None:
+        if not self.sent:
+            self._replies.put_nowait(self._reply)
+        self.sent.append(text)
+
+    async def receive(self) -> str | None:
+        return await self._replies.get()
+
+    async def close(self) -> None:
+        self._replies.put_nowait(None)
+
+
+async def test_a_frame_this_client_cannot_read_hands_its_ask_to_get_instead_of_waiting() -> None:
+    # A newer relay's frame (a state this client does not know): the wait must not go on
+    # for a frame that will never come again; the GET says what it cannot read.
+    socket = OneFrame('{"id": "a1", "ask": {"id": "a1", "state": "snoozed"}}')
+
+    async def connect() -> Socket:
+        return socket
+
+    watch = RelayWatch(
+        connect, base_url="http://relay.test", max_outage=60, first_retry=0.01, longest_retry=0.01
+    )
+    with pytest.raises(NoWatch):
+        async with asyncio.timeout(10):
+            await watch.settled("a1")
+    await watch.close()
+    assert socket.sent == ['{"watch":["a1"]}']

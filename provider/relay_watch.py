@@ -21,7 +21,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Final, Protocol
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from .errors import ErrorCode, UserQuestionError
 from .relay_wire import AskView, ErrorBody, WatchAsks, Watched
@@ -202,6 +202,7 @@ class RelayWatch:
             watched = Watched.model_validate_json(text)
         except ValidationError:
             log.warning("the relay's watch socket sent an unreadable frame: %.200s", text)
+            self._unreadable(text)
             return
         if watched.ask is not None:
             for future in self._waiting.pop(watched.id, ()):
@@ -220,6 +221,18 @@ class RelayWatch:
             for future in self._waiting.pop(watched.id, ()):
                 if not future.done():
                     future.set_exception(error)
+
+    def _unreadable(self, text: str) -> None:
+        # The ask's one frame came and cannot be read (a newer relay, say): its waits go to
+        # the GET, which says what it cannot read, instead of waiting for a frame that will
+        # not come again.
+        try:
+            ask_id = _FrameOf.model_validate_json(text).id
+        except ValidationError:
+            return
+        for future in self._waiting.pop(ask_id, ()):
+            if not future.done():
+                future.set_exception(NoWatch())
 
     def _again(self, ask_id: str) -> None:
         self._later.pop(ask_id, None)
@@ -248,6 +261,14 @@ class RelayWatch:
             for future in futures:
                 if not future.done():
                     future.set_exception(error())
+
+
+class _FrameOf(BaseModel):
+    """Which ask a frame is about, whatever else it holds."""
+
+    model_config = ConfigDict(defer_build=True)  # built only for an unreadable frame
+
+    id: str
 
 
 def _refusal(ask_id: str, error: ErrorBody) -> UserQuestionError:

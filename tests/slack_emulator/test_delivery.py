@@ -116,3 +116,63 @@ def test_an_ack_body_is_read_as_json_or_as_a_message_text() -> None:
         "response_action": "clear"
     }
     assert parse_ack("Working on it", "text/plain") == {"text": "Working on it"}
+
+
+class ClosesWhenIdle:
+    """An app's HTTP server whose keep-alive runs out on each connection just as the next
+    request on it arrives: it answers a connection's first request and closes the
+    connection, unanswered, when another request comes on it (as an aiohttp app does whose
+    keep-alive timer fires in the same turn as the request: `keepalive_timeout`)."""
+
+    def __init__(self) -> None:
+        self.answered = 0
+        self.closed_unanswered = 0
+        self._server: asyncio.Server | None = None
+
+    async def __aenter__(self) -> str:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        host, port = self._server.sockets[0].getsockname()[:2]
+        return f"http://{host}:{port}/slack/events"
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        await self._server.wait_closed()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        first = True
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next(
+                    int(line.split(b":", 1)[1])
+                    for line in head.lower().split(b"\r\n")
+                    if line.startswith(b"content-length:")
+                )
+                await reader.readexactly(length)
+                if not first:
+                    self.closed_unanswered += 1
+                    return
+                first = False
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n")
+                await writer.drain()
+                self.answered += 1
+        except asyncio.IncompleteReadError:
+            return
+        finally:
+            writer.close()
+
+
+async def test_a_delivery_is_not_lost_to_a_kept_alive_connection_the_app_is_closing(
+    emu: SlackEmulator,
+) -> None:
+    # Slack owes the app nothing on a connection it kept open; if the emulator reuses one
+    # the app is closing as idle, the click is reset in transit and lost: a test waiting on
+    # its answer waits for ever. Each delivery goes on a connection of its own.
+    app = ClosesWhenIdle()
+    async with app as url:
+        emu.request_url = url
+        alice = emu.person(ALICE)
+        deliveries = [await alice.open_home(), await alice.open_home()]
+    assert [(d.acked, d.error) for d in deliveries] == [(True, None), (True, None)]
+    assert (app.answered, app.closed_unanswered) == (2, 0)

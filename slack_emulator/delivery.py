@@ -100,7 +100,10 @@ class Deliverer:
         self._session: aiohttp.ClientSession | None = None
 
     async def start(self) -> None:
-        self._session = aiohttp.ClientSession()
+        # A connection of its own for each delivery: one kept alive may be closed by the app
+        # as idle just as the next delivery is sent on it, and that delivery is lost (reset
+        # in transit, never seen by the app; Slack would not send it again either).
+        self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(force_close=True))
 
     async def close(self) -> None:
         if self._session is not None:

@@ -75,7 +75,9 @@ async def test_a_thousand_concurrent_asks_through_one_provider_all_wait_and_are_
             alice = emu.person(ALICE)
             for start in range(0, ASKS, CLICKS_AT_ONCE):
                 batch = messages[start : start + CLICKS_AT_ONCE]
-                await asyncio.gather(*(alice.click(m, text="Ship") for m in batch))
+                clicked = await asyncio.gather(*(alice.click(m, text="Ship") for m in batch))
+                # A click lost in transit would leave its ask waiting: said here, not hung on.
+                assert [d.error for d in clicked if not d.acked] == []
             answers = await asyncio.gather(*asking)
     finally:
         assert await service.stop() == 0

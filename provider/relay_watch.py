@@ -135,7 +135,18 @@ class RelayWatch:
         )
 
     async def _run(self) -> None:
-        """Connect, serve, reconnect after a drop: while anyone waits."""
+        """Connect, serve, reconnect after a drop: while anyone waits. Whatever else ends
+        it ends every wait (none is left waiting on a watch that is gone)."""
+        try:
+            await self._connect_and_serve()
+        except UserQuestionError as error:
+            self._fail_all(functools.partial(UserQuestionError, error.code, error.message))
+        except Exception as error:
+            log.exception("the relay watch at %s stopped", self._base)
+            message = f"the relay watch at {self._base} stopped: {type(error).__name__}: {error}"
+            self._fail_all(functools.partial(UserQuestionError, ErrorCode.ASK_FAILED, message))
+
+    async def _connect_and_serve(self) -> None:
         delay = self._first_retry
         outage_since: float | None = None
         while self._waiting:

@@ -42,6 +42,35 @@ async def test_a_relay_unreachable_past_max_outage_fails_the_wait_as_ask_failed(
     assert len(attempts) >= 2
 
 
+async def test_a_connect_that_fails_unexpectedly_fails_the_wait_instead_of_leaving_it() -> None:
+    # Not a drop nor a refusal (a bug, a closed session): the watch is gone, and its waits
+    # waited for ever on it.
+    watch, attempts = watch_over(RuntimeError("Session is closed"), max_outage=60)
+    with pytest.raises(UserQuestionError) as caught:
+        async with asyncio.timeout(10):
+            await watch.settled("a1")
+    await watch.close()
+    assert (caught.value.code, caught.value.message) == (
+        ErrorCode.ASK_FAILED,
+        "the relay watch at http://relay.test stopped: RuntimeError: Session is closed",
+    )
+    assert attempts == ["RuntimeError"]
+
+
+async def test_a_seam_error_from_connect_ends_the_wait_with_that_error() -> None:
+    # The provider's connect refuses once the provider is closed.
+    closed = UserQuestionError(ErrorCode.ASK_FAILED, "the RelayProvider is closed")
+    watch, _ = watch_over(closed, max_outage=60)
+    with pytest.raises(UserQuestionError) as caught:
+        async with asyncio.timeout(10):
+            await watch.settled("a1")
+    await watch.close()  # and close does not raise what the runner died of
+    assert (caught.value.code, caught.value.message) == (
+        ErrorCode.ASK_FAILED,
+        "the RelayProvider is closed",
+    )
+
+
 async def test_a_404_upgrade_hands_every_wait_to_get_and_is_not_tried_again() -> None:
     watch, attempts = watch_over(UpgradeRefused(503), UpgradeRefused(404), max_outage=60)
     with pytest.raises(NoWatch):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -278,35 +279,19 @@ async def test_the_team_view_shows_a_waiting_asks_sla_and_escalation_step(
     )
 
 
-async def test_closing_while_a_reminder_is_posted_lets_it_finish_and_stops_the_ladder(
-    emu: SlackEmulator,
-) -> None:
-    clock = ManualClock()
-    policies = ReviewPolicies(default=LADDER)
-    released = asyncio.Event()
-    async with running_bot(emu, review=policies, clock=clock) as bot:
-        asking = bot.ask(QUESTION)
-        message = await bot.posted()
-        await clock.sleeping()
-        emu.inject("chat.postMessage", Slow(30.0, released))  # the reminder's line
-        clock.advance(900)
-        await emu.wait_for(lambda: emu.held("chat.postMessage") == 1, what="the reminder held")
-        closing = asyncio.create_task(bot.provider.deadlines.close())
-        await asyncio.sleep(0)  # close has begun: the acting timer is left to finish
-        released.set()
-        # It hung here: the ladder went on to sleep until its escalation, and close waited.
-        done, _ = await asyncio.wait({closing}, timeout=5)
-        assert closing in done
-        lines = thread_lines(emu, message)
-        assert bot.provider.deadlines.watching == 0
-        asking.cancel()
-        await asyncio.gather(asking, return_exceptions=True)
-    assert lines == [f"<@{ALICE}>: this question has waited 15 min for an answer."]
+@dataclass
+class HeldReminder:
+    """A bot whose Deadlines began to close while an ask's 15-min reminder was in Slack's
+    hands: `released` lets the reminder's post answer."""
+
+    bot: Bot
+    message: Message
+    closing: asyncio.Task[None]
+    released: asyncio.Event
 
 
-async def test_cancelling_close_while_a_reminder_is_posted_is_not_swallowed_and_the_reminder_lands(
-    emu: SlackEmulator,
-) -> None:
+@asynccontextmanager
+async def closing_while_a_reminder_is_posted(emu: SlackEmulator) -> AsyncIterator[HeldReminder]:
     clock = ManualClock()
     released = asyncio.Event()
     async with running_bot(emu, review=ReviewPolicies(default=LADDER), clock=clock) as bot:
@@ -318,13 +303,38 @@ async def test_cancelling_close_while_a_reminder_is_posted_is_not_swallowed_and_
         await emu.wait_for(lambda: emu.held("chat.postMessage") == 1, what="the reminder held")
         closing = asyncio.create_task(bot.provider.deadlines.close())
         await asyncio.sleep(0)  # close has begun: the acting timer is left to finish
-        closing.cancel()
+        try:
+            yield HeldReminder(bot, message, closing, released)
+        finally:
+            asking.cancel()
+            await asyncio.gather(asking, return_exceptions=True)
+
+
+REMINDED = [f"<@{ALICE}>: this question has waited 15 min for an answer."]
+
+
+async def test_closing_while_a_reminder_is_posted_lets_it_finish_and_stops_the_ladder(
+    emu: SlackEmulator,
+) -> None:
+    async with closing_while_a_reminder_is_posted(emu) as held:
+        held.released.set()
+        # It hung here: the ladder went on to sleep until its escalation, and close waited.
+        done, _ = await asyncio.wait({held.closing}, timeout=5)
+        assert held.closing in done
+        lines = thread_lines(emu, held.message)
+        assert held.bot.provider.deadlines.watching == 0
+    assert lines == REMINDED
+
+
+async def test_cancelling_close_while_a_reminder_is_posted_is_not_swallowed_and_the_reminder_lands(
+    emu: SlackEmulator,
+) -> None:
+    async with closing_while_a_reminder_is_posted(emu) as held:
+        held.closing.cancel()
         async with asyncio.timeout(5):
             with pytest.raises(asyncio.CancelledError):
-                await closing  # it was swallowed: close went on waiting for the timer
-        released.set()
-        await emu.wait_for(lambda: bool(thread_lines(emu, message)), what="the reminder")
-        lines = thread_lines(emu, message)
-        asking.cancel()
-        await asyncio.gather(asking, return_exceptions=True)
-    assert lines == [f"<@{ALICE}>: this question has waited 15 min for an answer."]
+                await held.closing  # it was swallowed: close went on waiting for the timer
+        held.released.set()
+        await emu.wait_for(lambda: bool(thread_lines(emu, held.message)), what="the reminder")
+        lines = thread_lines(emu, held.message)
+    assert lines == REMINDED

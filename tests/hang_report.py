@@ -1,10 +1,11 @@
-"""A test still running after `REPORT_AFTER_S` prints where each of its asyncio tasks waits.
+"""A test still running `REPORT_BEFORE_S` before its time limit prints where each of its
+asyncio tasks waits.
 
 Faulthandler (`faulthandler_timeout`) shows the threads, and a hung asyncio test is always
 one thread idle in `select`: what is hung is a task, and only the tasks' stacks say which.
-pytest-timeout ends the test a minute later (`timeout` in pyproject.toml), so CI reports
+pytest-timeout then ends the test at its limit (`timeout` in pyproject.toml), so CI reports
 the test by name instead of running out its time. A bench or slow test runs for minutes on
-purpose: it may take `MARKED_TIMEOUT_S`.
+purpose: its limit is `MARKED_TIMEOUT_S`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import TextIO
 
 import pytest
 
-REPORT_AFTER_S = 240.0
+REPORT_BEFORE_S = 60.0
 MARKED_TIMEOUT_S = 1200.0
 
 
@@ -31,7 +32,11 @@ class _HangReport:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, object, object]:
-        timer = threading.Timer(REPORT_AFTER_S, self._report, args=(item.nodeid,))
+        limit = _limit(item)
+        if not limit:
+            return (yield)  # no limit (`timeout = 0`): nothing ends it, nothing to report
+        after = max(limit - REPORT_BEFORE_S, 0.0)
+        timer = threading.Timer(after, self._report, args=(item.nodeid, after))
         timer.daemon = True
         timer.start()
         try:
@@ -42,16 +47,24 @@ class _HangReport:
     def pytest_unconfigure(self) -> None:
         self._out.close()
 
-    def _report(self, nodeid: str) -> None:
+    def _report(self, nodeid: str, after: float) -> None:
         # From the timer's thread while the loop's thread sleeps in `select`: the tasks
         # are found by the garbage collector (the loop is the test's, not this thread's).
         text = io.StringIO()
-        text.write(f"\n{nodeid} still runs after {REPORT_AFTER_S:.0f} s; its asyncio tasks:\n")
+        text.write(f"\n{nodeid} still runs after {after:.0f} s; its asyncio tasks:\n")
         for task in [o for o in gc.get_objects() if isinstance(o, asyncio.Task)]:
             if not task.done():
                 task.print_stack(limit=20, file=text)
         self._out.write(text.getvalue())
         self._out.flush()
+
+
+def _limit(item: pytest.Item) -> float:
+    """The test's time limit: its `timeout` mark, else the run's (pytest-timeout's rule)."""
+    marked = item.get_closest_marker("timeout")
+    if marked is not None and marked.args:
+        return float(marked.args[0])
+    return float(item.config.getini("timeout") or 0)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
